@@ -1,0 +1,589 @@
+//! The tool catalogue: what a tool is called, what it says about itself, what it takes
+//! and returns (as JSON Schema), and the function that answers it.
+//!
+//! Domain crates build [`Tool`]s from plain async functions; the MCP layer and the CLI
+//! serve or call them through a [`Catalogue`]. Nothing here knows about MCP: the hints
+//! are the plain facts (reads only, deletes, idempotent, reaches the network) that any
+//! protocol can map to its own annotations.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::answer::Answer;
+use crate::surface::Surface;
+use crate::{MAX_RESPONSE_CHARS, text};
+
+/// A JSON object, as tool arguments and schemas are.
+pub type JsonObject = Map<String, Value>;
+
+/// Plain facts about what a tool does, mapped by the MCP layer to annotations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Hints {
+    /// Reads only; changes nothing anywhere.
+    pub read_only: bool,
+    /// Deletes or replaces something. Such tools also take `confirm=true`.
+    pub destructive: bool,
+    /// Calling it twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// Reaches outside this machine (the network).
+    pub open_world: bool,
+}
+
+impl Hints {
+    /// Reads only, touches nothing outside this machine.
+    pub const READ: Hints = Hints {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    };
+    /// Writes, but adds rather than replaces.
+    pub const WRITE: Hints = Hints {
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
+    };
+    /// Replaces or deletes: needs `confirm=true`.
+    pub const DESTRUCTIVE: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: true,
+        open_world: false,
+    };
+}
+
+/// What a tool says about itself.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    /// `namespace.leaf`, e.g. `runs.compare`.
+    pub name: &'static str,
+    /// A short human title.
+    pub title: &'static str,
+    /// One line, in the words users actually say, ending with a full stop. Further
+    /// lines may follow after a blank line.
+    pub description: &'static str,
+    /// What the tool does to the world.
+    pub hints: Hints,
+}
+
+impl ToolSpec {
+    /// The namespace, the part before the first dot.
+    pub fn namespace(&self) -> &'static str {
+        self.name.split_once('.').map_or(self.name, |(ns, _)| ns)
+    }
+
+    /// The first line of the description.
+    pub fn summary(&self) -> &'static str {
+        self.description.lines().next().unwrap_or("")
+    }
+}
+
+/// An internal fault: something that should never happen for any input (a bug, a
+/// database that vanished mid-call). Logged in full by the server; the client only
+/// learns that an internal error happened.
+#[derive(Debug, thiserror::Error)]
+#[error("{context}: {source}")]
+pub struct Fault {
+    /// What was being done.
+    pub context: String,
+    /// Why it failed.
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl Fault {
+    /// Wrap an error with what was being done.
+    pub fn new(
+        context: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Fault {
+            context: context.into(),
+            source: source.into(),
+        }
+    }
+}
+
+/// The boxed future a tool handler returns.
+pub type Reply = Pin<Box<dyn Future<Output = Result<Answer<Value>, Fault>> + Send>>;
+type Handler = Arc<dyn Fn(JsonObject) -> Reply + Send + Sync>;
+
+/// A tool: its spec, its schemas and its handler.
+#[derive(Clone)]
+pub struct Tool {
+    /// What it says about itself.
+    pub spec: ToolSpec,
+    /// JSON Schema (draft 2020-12) of its arguments; always an object schema.
+    pub input_schema: Arc<JsonObject>,
+    /// JSON Schema of its [`Answer`], success and failure alike.
+    pub output_schema: Arc<JsonObject>,
+    handler: Handler,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.spec.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Arguments of a tool that takes none.
+#[derive(Debug, Clone, Default, serde::Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+fn schema_object<T: JsonSchema>() -> JsonObject {
+    match serde_json::to_value(schemars::schema_for!(T)) {
+        Ok(Value::Object(map)) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+impl Tool {
+    /// Build a tool from an async function over typed arguments.
+    ///
+    /// Arguments that do not deserialize become an `ok: false` answer naming the
+    /// problem and the expected parameters; they never reach `f`.
+    pub fn new<I, O, F, Fut>(spec: ToolSpec, f: F) -> Tool
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        O: Serialize + JsonSchema + 'static,
+        F: Fn(I) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Answer<O>, Fault>> + Send + 'static,
+    {
+        let input_schema = Arc::new(schema_object::<I>());
+        let output_schema = Arc::new(schema_object::<Answer<O>>());
+        let f = Arc::new(f);
+        let name = spec.name;
+        let params = Arc::new(describe_params(&input_schema));
+        let handler: Handler = Arc::new(move |args: JsonObject| {
+            let f = Arc::clone(&f);
+            let params = Arc::clone(&params);
+            Box::pin(async move {
+                let input: I = match serde_json::from_value(Value::Object(args)) {
+                    Ok(i) => i,
+                    Err(e) => {
+                        return Ok(Answer::refuse(format!(
+                            "{name} could not read its arguments: {}. It takes {}.",
+                            text::clip(&e.to_string(), 200),
+                            params
+                        ))
+                        .used(name));
+                    }
+                };
+                let answer = f(input).await?;
+                let mut answer = answer.into_value();
+                if answer.tool_used.is_none() {
+                    answer.tool_used = Some(name.to_string());
+                }
+                Ok(answer)
+            }) as Reply
+        });
+        Tool {
+            spec,
+            input_schema,
+            output_schema,
+            handler,
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// Run the tool on raw arguments.
+    pub fn call(&self, args: JsonObject) -> Reply {
+        (self.handler)(args)
+    }
+
+    /// The parameters, one entry each: name, JSON type and whether required.
+    pub fn params(&self) -> Vec<Param> {
+        params_of(&self.input_schema)
+    }
+}
+
+/// One parameter of a tool, for listings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, JsonSchema)]
+pub struct Param {
+    /// Its name.
+    pub name: String,
+    /// Its JSON type, e.g. `string`, `integer`, `array`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Whether the tool needs it.
+    pub required: bool,
+}
+
+fn params_of(schema: &JsonObject) -> Vec<Param> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .map(|(name, p)| Param {
+            name: name.clone(),
+            kind: json_type(p),
+            required: required.contains(&name.as_str()),
+        })
+        .collect()
+}
+
+fn json_type(p: &Value) -> String {
+    match p.get("type") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ if p.get("enum").is_some() => "string".into(),
+        _ if p.get("$ref").is_some() || p.get("anyOf").is_some() => "object".into(),
+        _ => "any".into(),
+    }
+}
+
+fn describe_params(schema: &JsonObject) -> String {
+    let ps = params_of(schema);
+    if ps.is_empty() {
+        return "no arguments".into();
+    }
+    ps.iter()
+        .map(|p| {
+            format!(
+                "{}{} ({})",
+                p.name,
+                if p.required { "" } else { "?" },
+                p.kind
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An ordered set of tools with unique names.
+#[derive(Clone, Default, Debug)]
+pub struct Catalogue {
+    tools: Vec<Tool>,
+}
+
+/// One line of a catalogue listing, as `<ns>.tools` returns it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, JsonSchema)]
+pub struct Listed {
+    /// The tool's name.
+    pub name: String,
+    /// The first line of its description.
+    pub description: String,
+    /// Its parameters.
+    pub params: Vec<Param>,
+    /// Whether it only reads.
+    pub read_only: bool,
+}
+
+/// What `<ns>.tools` returns.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, JsonSchema)]
+pub struct Listing {
+    /// The surface whose tools these are.
+    pub surface: String,
+    /// Every tool of the surface.
+    pub tools: Vec<Listed>,
+}
+
+impl Catalogue {
+    /// An empty catalogue.
+    pub fn new() -> Self {
+        Catalogue::default()
+    }
+
+    /// Add a tool. A tool with the same name as an existing one replaces nothing: it
+    /// is a programming error, caught by the catalogue tests.
+    pub fn push(&mut self, tool: Tool) {
+        debug_assert!(
+            self.get(tool.name()).is_none(),
+            "duplicate tool {}",
+            tool.name()
+        );
+        if self.get(tool.name()).is_none() {
+            self.tools.push(tool);
+        }
+    }
+
+    /// Add every tool of another catalogue.
+    pub fn extend(&mut self, other: Catalogue) {
+        for t in other.tools {
+            self.push(t);
+        }
+    }
+
+    /// Keep only the tools a surface serves, in order.
+    pub fn restrict(self, surface: &Surface) -> Catalogue {
+        Catalogue {
+            tools: self
+                .tools
+                .into_iter()
+                .filter(|t| surface.allows(t.name()))
+                .collect(),
+        }
+    }
+
+    /// The tools, in order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Look a tool up by name.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    /// The names, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(Tool::name).collect()
+    }
+
+    /// The listing `<ns>.tools` returns for a surface.
+    pub fn listing(&self, surface: &Surface) -> Listing {
+        Listing {
+            surface: surface.name.to_string(),
+            tools: self
+                .tools
+                .iter()
+                .map(|t| Listed {
+                    name: t.name().to_string(),
+                    description: t.spec.summary().to_string(),
+                    params: t.params(),
+                    read_only: t.spec.hints.read_only,
+                })
+                .collect(),
+        }
+    }
+
+    /// Call a tool by name.
+    ///
+    /// An unknown name is an `ok: false` answer listing what exists. A `<ns>.ask` call
+    /// that names a `tool` (with optional `args`) runs that tool directly, provided it
+    /// is in this catalogue: this is how an agent reaches a specific tool in the same
+    /// turn it learned of it. Every answer is held to [`MAX_RESPONSE_CHARS`].
+    pub async fn call(&self, name: &str, mut args: JsonObject) -> Result<Answer<Value>, Fault> {
+        let Some(tool) = self.get(name) else {
+            return Ok(Answer::refuse(format!(
+                "there is no tool '{name}' here. Tools available: {}.",
+                self.names().join(", ")
+            )));
+        };
+        if name.ends_with(".ask") {
+            if let Some(target) = args.remove("tool").filter(|v| !v.is_null()) {
+                return self.direct(name, target, args.remove("args")).await;
+            }
+        }
+        let answer = tool.call(args).await?;
+        Ok(fit(answer))
+    }
+
+    async fn direct(
+        &self,
+        ask: &str,
+        target: Value,
+        args: Option<Value>,
+    ) -> Result<Answer<Value>, Fault> {
+        let callable: Vec<&str> = self
+            .names()
+            .into_iter()
+            .filter(|n| !n.ends_with(".ask") && !n.ends_with(".tools"))
+            .collect();
+        let Some(target) = target.as_str().map(str::trim) else {
+            return Ok(Answer::refuse(format!(
+                "{ask}: `tool` must be a tool name, one of {}.",
+                callable.join(", ")
+            )));
+        };
+        let target = target.replacen('_', ".", 1);
+        let target = target.as_str();
+        if !callable.contains(&target) {
+            return Ok(Answer::refuse(format!(
+                "{ask} cannot run '{target}': it is not a tool of this surface. Tools it can run: {}.",
+                callable.join(", ")
+            ))
+            .with_options(callable.iter().map(|s| s.to_string()).collect()));
+        }
+        let args = match args {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return Ok(Answer::refuse(format!(
+                    "{ask}: `args` must be an object of {target}'s arguments, e.g. {{\"limit\": 5}}."
+                )));
+            }
+        };
+        let tool = self.get(target).expect("checked above");
+        Ok(fit(tool.call(args).await?))
+    }
+}
+
+/// Hold an answer to the response budget: a detail too large to send is dropped, and
+/// the caveat says so, rather than sending a cut-off JSON document.
+pub fn fit(mut answer: Answer<Value>) -> Answer<Value> {
+    let size = serde_json::to_string(&answer)
+        .map(|s| s.chars().count())
+        .unwrap_or(usize::MAX);
+    if size <= MAX_RESPONSE_CHARS {
+        return answer;
+    }
+    answer.data = None;
+    answer.answer = text::clip(&answer.answer, 600);
+    if let Some(c) = &answer.caveat {
+        if c.chars().count() > 3000 {
+            answer.caveat = Some(text::clip(c, 3000));
+        }
+    }
+    answer = answer.with_caveats([format!(
+        "the full detail ({size} characters) is over the {MAX_RESPONSE_CHARS}-character budget and was left out; narrow the request (a smaller limit, a project or a family)"
+    )]);
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, JsonSchema)]
+    struct EchoArgs {
+        /// What to echo.
+        word: String,
+        #[serde(default)]
+        times: Option<u32>,
+    }
+
+    fn echo() -> Tool {
+        Tool::new(
+            ToolSpec {
+                name: "t.echo",
+                title: "Echo",
+                description: "Echo a word.",
+                hints: Hints::READ,
+            },
+            |a: EchoArgs| async move {
+                Ok(Answer::ok(a.word.repeat(a.times.unwrap_or(1) as usize), ()))
+            },
+        )
+    }
+
+    fn big() -> Tool {
+        Tool::new(
+            ToolSpec {
+                name: "t.big",
+                title: "Big",
+                description: "Too big.",
+                hints: Hints::READ,
+            },
+            |_: NoArgs| async move { Ok(Answer::ok("lots", "x".repeat(10_000))) },
+        )
+    }
+
+    fn ask() -> Tool {
+        Tool::new(
+            ToolSpec {
+                name: "t.ask",
+                title: "Ask",
+                description: "Ask.",
+                hints: Hints::READ,
+            },
+            |_: NoArgs| async move { Ok(Answer::<()>::ask_back("which?", vec!["t.echo".into()])) },
+        )
+    }
+
+    fn cat() -> Catalogue {
+        let mut c = Catalogue::new();
+        c.push(echo());
+        c.push(big());
+        c.push(ask());
+        c
+    }
+
+    fn obj(v: Value) -> JsonObject {
+        v.as_object().unwrap().clone()
+    }
+
+    fn block<F: Future>(f: F) -> F::Output {
+        // A tiny executor: catalogue futures here never wait on I/O.
+        use std::task::{Context, Poll, Waker};
+        let mut f = std::pin::pin!(f);
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    }
+
+    #[test]
+    fn bad_arguments_are_a_refusal_naming_the_parameters() {
+        let a = block(cat().call("t.echo", obj(serde_json::json!({"times": "x"})))).unwrap();
+        assert!(!a.ok);
+        assert!(a.answer.contains("word (string)"), "{}", a.answer);
+        assert!(a.answer.contains("times?"), "{}", a.answer);
+        assert_eq!(a.tool_used.as_deref(), Some("t.echo"));
+    }
+
+    #[test]
+    fn unknown_tool_lists_what_exists() {
+        let a = block(cat().call("t.nope", JsonObject::new())).unwrap();
+        assert!(!a.ok);
+        assert!(a.answer.contains("t.echo"));
+    }
+
+    #[test]
+    fn ask_dispatches_directly_within_the_catalogue_only() {
+        let c = cat();
+        let a = block(c.call(
+            "t.ask",
+            obj(serde_json::json!({"tool": "t.echo", "args": {"word": "hi", "times": 2}})),
+        ))
+        .unwrap();
+        assert!(a.ok);
+        assert_eq!(a.answer, "hihi");
+        assert_eq!(a.tool_used.as_deref(), Some("t.echo"));
+        let b = block(c.call("t.ask", obj(serde_json::json!({"tool": "x.other"})))).unwrap();
+        assert!(!b.ok);
+        assert!(b.answer.contains("not a tool of this surface"));
+        let u = block(c.call(
+            "t.ask",
+            obj(serde_json::json!({"tool": "t_echo", "args": {"word": "a"}})),
+        ))
+        .unwrap();
+        assert!(u.ok, "underscore spelling is accepted");
+    }
+
+    #[test]
+    fn oversized_answers_drop_detail_and_say_so() {
+        let a = block(cat().call("t.big", JsonObject::new())).unwrap();
+        assert!(a.ok);
+        assert!(a.data.is_none());
+        assert!(a.caveat.unwrap().contains("budget"));
+    }
+
+    #[test]
+    fn output_schema_is_an_object_that_allows_failure() {
+        let t = echo();
+        assert_eq!(
+            t.output_schema.get("type"),
+            Some(&Value::String("object".into()))
+        );
+        let req = t.output_schema["required"].as_array().unwrap();
+        assert!(req.iter().all(|r| r == "ok" || r == "answer"), "{req:?}");
+    }
+}

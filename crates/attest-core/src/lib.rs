@@ -1,0 +1,25 @@
+//! Shared vocabulary of attest: the wire types every tool answers with, the tool
+//! catalogue, the surfaces table, configuration resolution and the helpers routers
+//! are built from.
+//!
+//! This crate performs no I/O. Everything here is a pure function or plain data, so
+//! every domain crate, the MCP layer and the CLI can agree on it without agreeing on
+//! anything else.
+
+pub mod answer;
+pub mod catalogue;
+pub mod config;
+pub mod route;
+pub mod surface;
+pub mod text;
+
+pub use answer::{Answer, Ref};
+pub use catalogue::{Catalogue, Fault, Hints, NoArgs, Tool, ToolSpec};
+pub use config::{Config, ConfigError, ConfigInputs, ToolNames};
+pub use route::Decision;
+pub use surface::{SURFACES, Surface};
+
+/// Hard ceiling on one serialized tool result, in characters. Hermes Agent and other
+/// clients pay for every character in the model's context; lists are cut to stay
+/// under this and say how many more exist.
+pub const MAX_RESPONSE_CHARS: usize = 7_000;

@@ -1,0 +1,307 @@
+//! Building blocks for the `<ns>.ask` routers.
+//!
+//! A router is a pure function from a question to a [`Decision`]: no model, no
+//! database, no clock. Its rules are data (an ordered table of [`Rule`]s), matched on
+//! whole words and phrases, never on substrings: "antiderivative" does not contain the
+//! word "derivative", and "kdsweep" does not contain the word "sweep".
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::surface::Surface;
+
+/// What a router decided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Decision {
+    /// The tool to call, or `None` when the router asks back or declines.
+    pub tool: Option<String>,
+    /// Arguments extracted from the question.
+    pub args: Map<String, Value>,
+    /// Tools to choose between when declining.
+    pub options: Vec<String>,
+    /// When declining, the question back (or where to ask instead); when routing, the
+    /// words that decided it.
+    pub answer: String,
+}
+
+impl Decision {
+    /// Route to a tool, saying which words decided it.
+    pub fn to(tool: &str, args: Map<String, Value>, why: impl Into<String>) -> Self {
+        Decision {
+            tool: Some(tool.to_string()),
+            args,
+            options: Vec::new(),
+            answer: why.into(),
+        }
+    }
+
+    /// Ask back: no tool, a clarifying question and at least two options.
+    pub fn ask_back(question: impl Into<String>, options: &[&str]) -> Self {
+        Decision {
+            tool: None,
+            args: Map::new(),
+            options: options.iter().map(|s| s.to_string()).collect(),
+            answer: question.into(),
+        }
+    }
+
+    /// Decline a question that another surface owns, naming it.
+    pub fn elsewhere(tool: &str) -> Self {
+        let answer = match Surface::owner_of(tool) {
+            Some(s) => format!(
+                "That is a question for the {} surface ({}): ask it there, where {} answers it.",
+                s.name, s.binary, tool
+            ),
+            None => format!("That is a question for {tool}, which this surface does not serve."),
+        };
+        Decision {
+            tool: None,
+            args: Map::new(),
+            options: vec![tool.to_string()],
+            answer,
+        }
+    }
+
+    /// Whether a tool was chosen.
+    pub fn routed(&self) -> bool {
+        self.tool.is_some()
+    }
+}
+
+/// A word of a question, with its byte span in the original text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// Lower-cased text.
+    pub text: String,
+    /// Byte offset of its start in the original question.
+    pub start: usize,
+    /// Byte offset just past its end.
+    pub end: usize,
+}
+
+/// A question split into lower-cased words on anything that is not a letter, a digit
+/// or an apostrophe inside a word ("what's" is one word; "re-read" is two).
+#[derive(Debug, Clone)]
+pub struct Question {
+    /// The question as asked, trimmed.
+    pub raw: String,
+    /// Its words, in order.
+    pub words: Vec<Word>,
+}
+
+impl Question {
+    /// Split a question into words.
+    pub fn new(text: &str) -> Self {
+        let raw = text.trim().replace(['\u{2019}', '\u{2018}'], "'");
+        let mut words = Vec::new();
+        let mut start: Option<usize> = None;
+        let bytes: Vec<(usize, char)> = raw.char_indices().collect();
+        for (i, &(pos, c)) in bytes.iter().enumerate() {
+            let inner_apostrophe = c == '\''
+                && start.is_some()
+                && bytes.get(i + 1).is_some_and(|&(_, n)| n.is_alphanumeric());
+            if c.is_alphanumeric() || inner_apostrophe {
+                start.get_or_insert(pos);
+            } else if let Some(s) = start.take() {
+                words.push(Word {
+                    text: raw[s..pos].to_lowercase(),
+                    start: s,
+                    end: pos,
+                });
+            }
+        }
+        if let Some(s) = start {
+            words.push(Word {
+                text: raw[s..].to_lowercase(),
+                start: s,
+                end: raw.len(),
+            });
+        }
+        Question { raw, words }
+    }
+
+    /// Whether the question has no words at all.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Where a phrase occurs, as a word index. A phrase is words separated by spaces;
+    /// a word ending in `*` matches any word it begins (`communit*`).
+    pub fn find(&self, phrase: &str) -> Option<usize> {
+        let pat: Vec<&str> = phrase.split_whitespace().collect();
+        if pat.is_empty() || pat.len() > self.words.len() {
+            return None;
+        }
+        (0..=self.words.len() - pat.len()).find(|&i| {
+            pat.iter().enumerate().all(|(j, p)| {
+                let w = &self.words[i + j].text;
+                match p.strip_suffix('*') {
+                    Some(prefix) => w.starts_with(prefix),
+                    None => w == p,
+                }
+            })
+        })
+    }
+
+    /// Whether a phrase occurs on word boundaries.
+    pub fn has(&self, phrase: &str) -> bool {
+        self.find(phrase).is_some()
+    }
+
+    /// The first of several phrases that occurs.
+    pub fn any<'p>(&self, phrases: &[&'p str]) -> Option<&'p str> {
+        phrases.iter().copied().find(|p| self.has(p))
+    }
+
+    /// The original text after the end of the word at `index` (exclusive).
+    pub fn rest_after(&self, index: usize) -> &str {
+        self.words.get(index).map_or("", |w| &self.raw[w.end..])
+    }
+
+    /// Lower-cased words joined by single spaces.
+    pub fn normalized(&self) -> String {
+        self.words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// One routing rule: if any phrase occurs, route to `tool`.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// The tool it routes to.
+    pub tool: &'static str,
+    /// Phrases that claim the question, matched on word boundaries.
+    pub phrases: &'static [&'static str],
+}
+
+/// The first rule (in table order) with a phrase in the question, and that phrase.
+pub fn first_match<'r>(rules: &'r [Rule], q: &Question) -> Option<(&'r Rule, &'static str)> {
+    rules.iter().find_map(|r| q.any(r.phrases).map(|p| (r, p)))
+}
+
+/// Phrases that mark a question as belonging to a surface, so that any router can
+/// decline it by name instead of guessing. One place, shared by every router.
+pub const ELSEWHERE: &[Rule] = &[
+    Rule {
+        tool: "runs.claims_check",
+        phrases: &[
+            "my draft",
+            "the draft",
+            "this draft",
+            "my manuscript",
+            "the manuscript",
+            "my paper right",
+            "numbers in my",
+            "claims in my",
+        ],
+    },
+    Rule {
+        tool: "runs.compare",
+        phrases: &[
+            "which arm",
+            "my sweep",
+            "the sweep",
+            "best arm",
+            "my ablation",
+            "the ablation",
+            "which run won",
+        ],
+    },
+    Rule {
+        tool: "feed.list",
+        phrases: &[
+            "should i read",
+            "read today",
+            "my feed",
+            "reading list",
+            "what's new",
+            "whats new",
+            "new papers",
+            "papers today",
+        ],
+    },
+    Rule {
+        tool: "feed.search",
+        phrases: &["did i read about", "have i read about", "i read about"],
+    },
+    Rule {
+        tool: "kg.path",
+        phrases: &[
+            "connect to",
+            "connects to",
+            "connected to",
+            "how does * relate",
+            "concept graph",
+            "knowledge graph",
+        ],
+    },
+    Rule {
+        tool: "kg.communities",
+        phrases: &["research areas", "main areas", "my topics"],
+    },
+    Rule {
+        tool: "sym.verify",
+        phrases: &[
+            "derivation",
+            "identity",
+            "this equation",
+            "this formula",
+            "this integral",
+            "this derivative",
+        ],
+    },
+    Rule {
+        tool: "sym.simplify",
+        phrases: &["simplify", "factorise", "factorize"],
+    },
+];
+
+/// If the question carries another surface's marker, decline it naming that surface.
+/// Markers of `own_namespace` are skipped.
+pub fn elsewhere(q: &Question, own_namespace: &str) -> Option<Decision> {
+    ELSEWHERE
+        .iter()
+        .filter(|r| !r.tool.starts_with(&format!("{own_namespace}.")))
+        .find(|r| r.phrases.iter().any(|p| !p.contains('*') && q.has(p)))
+        .map(|r| Decision::elsewhere(r.tool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_on_boundaries() {
+        let q = Question::new("Which arm of kdsweep_t4 won? What’s re-read");
+        let w: Vec<&str> = q.words.iter().map(|w| w.text.as_str()).collect();
+        assert_eq!(
+            w,
+            [
+                "which", "arm", "of", "kdsweep", "t4", "won", "what's", "re", "read"
+            ]
+        );
+    }
+
+    #[test]
+    fn phrases_match_whole_words_only() {
+        let q = Question::new("find the antiderivative of the kdsweep");
+        assert!(!q.has("derivative"));
+        assert!(!q.has("sweep"));
+        assert!(q.has("antiderivative"));
+        assert!(q.has("the kdsweep"));
+        assert!(Question::new("my communities").has("communit*"));
+    }
+
+    #[test]
+    fn elsewhere_names_the_owner() {
+        let d = elsewhere(&Question::new("are the numbers in my draft right?"), "sym").unwrap();
+        assert_eq!(d.tool, None);
+        assert_eq!(d.options, ["runs.claims_check"]);
+        assert!(d.answer.contains("provenance"));
+        assert!(elsewhere(&Question::new("are the numbers in my draft right?"), "runs").is_none());
+    }
+}
