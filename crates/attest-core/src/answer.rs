@@ -21,26 +21,17 @@ pub struct Ref {
 impl Ref {
     /// A reference with an id and no url.
     pub fn id(id: impl Into<String>) -> Self {
-        Ref {
-            id: id.into(),
-            url: None,
-        }
+        Ref { id: id.into(), url: None }
     }
 
     /// A reference with an id and a url.
     pub fn with_url(id: impl Into<String>, url: impl Into<String>) -> Self {
-        Ref {
-            id: id.into(),
-            url: Some(url.into()),
-        }
+        Ref { id: id.into(), url: Some(url.into()) }
     }
 
     /// A reference to a file on disk, as a `file://` url.
     pub fn file(id: impl Into<String>, path: &std::path::Path) -> Self {
-        Ref {
-            id: id.into(),
-            url: Some(format!("file://{}", path.display())),
-        }
+        Ref { id: id.into(), url: Some(format!("file://{}", path.display())) }
     }
 }
 
@@ -102,10 +93,7 @@ impl<T> Answer<T> {
 
     /// A question back, with the tools the caller can choose between.
     pub fn ask_back(question: impl Into<String>, options: Vec<String>) -> Self {
-        Answer {
-            options,
-            ..Answer::refuse(question)
-        }
+        Answer { options, ..Answer::refuse(question) }
     }
 
     /// Attach references.
@@ -121,17 +109,8 @@ impl<T> Answer<T> {
         S: AsRef<str>,
     {
         let mut parts: Vec<String> = self.caveat.take().into_iter().collect();
-        parts.extend(
-            caveats
-                .into_iter()
-                .map(|s| s.as_ref().to_string())
-                .filter(|s| !s.is_empty()),
-        );
-        self.caveat = if parts.is_empty() {
-            None
-        } else {
-            Some(parts.join("; "))
-        };
+        parts.extend(caveats.into_iter().map(|s| s.as_ref().to_string()).filter(|s| !s.is_empty()));
+        self.caveat = if parts.is_empty() { None } else { Some(parts.join("; ")) };
         self
     }
 
@@ -184,8 +163,7 @@ mod tests {
     fn refusal_has_the_same_keys_as_success() {
         let ok = serde_json::to_value(Answer::ok("fine", 3)).unwrap();
         let no = serde_json::to_value(Answer::<i32>::refuse("no")).unwrap();
-        let keys =
-            |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
         assert_eq!(keys(&ok), keys(&no));
         assert_eq!(no["data"], serde_json::Value::Null);
     }

@@ -37,26 +37,11 @@ pub struct Hints {
 
 impl Hints {
     /// Reads only, touches nothing outside this machine.
-    pub const READ: Hints = Hints {
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    };
+    pub const READ: Hints = Hints { read_only: true, destructive: false, idempotent: true, open_world: false };
     /// Writes, but adds rather than replaces.
-    pub const WRITE: Hints = Hints {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: false,
-    };
+    pub const WRITE: Hints = Hints { read_only: false, destructive: false, idempotent: false, open_world: false };
     /// Replaces or deletes: needs `confirm=true`.
-    pub const DESTRUCTIVE: Hints = Hints {
-        read_only: false,
-        destructive: true,
-        idempotent: true,
-        open_world: false,
-    };
+    pub const DESTRUCTIVE: Hints = Hints { read_only: false, destructive: true, idempotent: true, open_world: false };
 }
 
 /// What a tool says about itself.
@@ -100,14 +85,8 @@ pub struct Fault {
 
 impl Fault {
     /// Wrap an error with what was being done.
-    pub fn new(
-        context: impl Into<String>,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
-    ) -> Self {
-        Fault {
-            context: context.into(),
-            source: source.into(),
-        }
+    pub fn new(context: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Fault { context: context.into(), source: source.into() }
     }
 }
 
@@ -129,9 +108,7 @@ pub struct Tool {
 
 impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tool")
-            .field("name", &self.spec.name)
-            .finish_non_exhaustive()
+        f.debug_struct("Tool").field("name", &self.spec.name).finish_non_exhaustive()
     }
 }
 
@@ -186,12 +163,7 @@ impl Tool {
                 Ok(answer)
             }) as Reply
         });
-        Tool {
-            spec,
-            input_schema,
-            output_schema,
-            handler,
-        }
+        Tool { spec, input_schema, output_schema, handler }
     }
 
     /// The tool's name.
@@ -233,23 +205,16 @@ fn params_of(schema: &JsonObject) -> Vec<Param> {
     };
     props
         .iter()
-        .map(|(name, p)| Param {
-            name: name.clone(),
-            kind: json_type(p),
-            required: required.contains(&name.as_str()),
-        })
+        .map(|(name, p)| Param { name: name.clone(), kind: json_type(p), required: required.contains(&name.as_str()) })
         .collect()
 }
 
 fn json_type(p: &Value) -> String {
     match p.get("type") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|t| *t != "null")
-            .collect::<Vec<_>>()
-            .join("|"),
+        Some(Value::Array(a)) => {
+            a.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect::<Vec<_>>().join("|")
+        }
         _ if p.get("enum").is_some() => "string".into(),
         _ if p.get("$ref").is_some() || p.get("anyOf").is_some() => "object".into(),
         _ => "any".into(),
@@ -262,14 +227,7 @@ fn describe_params(schema: &JsonObject) -> String {
         return "no arguments".into();
     }
     ps.iter()
-        .map(|p| {
-            format!(
-                "{}{} ({})",
-                p.name,
-                if p.required { "" } else { "?" },
-                p.kind
-            )
-        })
+        .map(|p| format!("{}{} ({})", p.name, if p.required { "" } else { "?" }, p.kind))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -311,11 +269,7 @@ impl Catalogue {
     /// Add a tool. A tool with the same name as an existing one replaces nothing: it
     /// is a programming error, caught by the catalogue tests.
     pub fn push(&mut self, tool: Tool) {
-        debug_assert!(
-            self.get(tool.name()).is_none(),
-            "duplicate tool {}",
-            tool.name()
-        );
+        debug_assert!(self.get(tool.name()).is_none(), "duplicate tool {}", tool.name());
         if self.get(tool.name()).is_none() {
             self.tools.push(tool);
         }
@@ -330,13 +284,7 @@ impl Catalogue {
 
     /// Keep only the tools a surface serves, in order.
     pub fn restrict(self, surface: &Surface) -> Catalogue {
-        Catalogue {
-            tools: self
-                .tools
-                .into_iter()
-                .filter(|t| surface.allows(t.name()))
-                .collect(),
-        }
+        Catalogue { tools: self.tools.into_iter().filter(|t| surface.allows(t.name())).collect() }
     }
 
     /// The tools, in order.
@@ -393,22 +341,11 @@ impl Catalogue {
         Ok(fit(answer))
     }
 
-    async fn direct(
-        &self,
-        ask: &str,
-        target: Value,
-        args: Option<Value>,
-    ) -> Result<Answer<Value>, Fault> {
-        let callable: Vec<&str> = self
-            .names()
-            .into_iter()
-            .filter(|n| !n.ends_with(".ask") && !n.ends_with(".tools"))
-            .collect();
+    async fn direct(&self, ask: &str, target: Value, args: Option<Value>) -> Result<Answer<Value>, Fault> {
+        let callable: Vec<&str> =
+            self.names().into_iter().filter(|n| !n.ends_with(".ask") && !n.ends_with(".tools")).collect();
         let Some(target) = target.as_str().map(str::trim) else {
-            return Ok(Answer::refuse(format!(
-                "{ask}: `tool` must be a tool name, one of {}.",
-                callable.join(", ")
-            )));
+            return Ok(Answer::refuse(format!("{ask}: `tool` must be a tool name, one of {}.", callable.join(", "))));
         };
         let target = target.replacen('_', ".", 1);
         let target = target.as_str();
@@ -436,9 +373,7 @@ impl Catalogue {
 /// Hold an answer to the response budget: a detail too large to send is dropped, and
 /// the caveat says so, rather than sending a cut-off JSON document.
 pub fn fit(mut answer: Answer<Value>) -> Answer<Value> {
-    let size = serde_json::to_string(&answer)
-        .map(|s| s.chars().count())
-        .unwrap_or(usize::MAX);
+    let size = serde_json::to_string(&answer).map(|s| s.chars().count()).unwrap_or(usize::MAX);
     if size <= MAX_RESPONSE_CHARS {
         return answer;
     }
@@ -470,38 +405,21 @@ mod tests {
 
     fn echo() -> Tool {
         Tool::new(
-            ToolSpec {
-                name: "t.echo",
-                title: "Echo",
-                description: "Echo a word.",
-                hints: Hints::READ,
-            },
-            |a: EchoArgs| async move {
-                Ok(Answer::ok(a.word.repeat(a.times.unwrap_or(1) as usize), ()))
-            },
+            ToolSpec { name: "t.echo", title: "Echo", description: "Echo a word.", hints: Hints::READ },
+            |a: EchoArgs| async move { Ok(Answer::ok(a.word.repeat(a.times.unwrap_or(1) as usize), ())) },
         )
     }
 
     fn big() -> Tool {
         Tool::new(
-            ToolSpec {
-                name: "t.big",
-                title: "Big",
-                description: "Too big.",
-                hints: Hints::READ,
-            },
+            ToolSpec { name: "t.big", title: "Big", description: "Too big.", hints: Hints::READ },
             |_: NoArgs| async move { Ok(Answer::ok("lots", "x".repeat(10_000))) },
         )
     }
 
     fn ask() -> Tool {
         Tool::new(
-            ToolSpec {
-                name: "t.ask",
-                title: "Ask",
-                description: "Ask.",
-                hints: Hints::READ,
-            },
+            ToolSpec { name: "t.ask", title: "Ask", description: "Ask.", hints: Hints::READ },
             |_: NoArgs| async move { Ok(Answer::<()>::ask_back("which?", vec!["t.echo".into()])) },
         )
     }
@@ -549,22 +467,15 @@ mod tests {
     #[test]
     fn ask_dispatches_directly_within_the_catalogue_only() {
         let c = cat();
-        let a = block(c.call(
-            "t.ask",
-            obj(serde_json::json!({"tool": "t.echo", "args": {"word": "hi", "times": 2}})),
-        ))
-        .unwrap();
+        let a = block(c.call("t.ask", obj(serde_json::json!({"tool": "t.echo", "args": {"word": "hi", "times": 2}}))))
+            .unwrap();
         assert!(a.ok);
         assert_eq!(a.answer, "hihi");
         assert_eq!(a.tool_used.as_deref(), Some("t.echo"));
         let b = block(c.call("t.ask", obj(serde_json::json!({"tool": "x.other"})))).unwrap();
         assert!(!b.ok);
         assert!(b.answer.contains("not a tool of this surface"));
-        let u = block(c.call(
-            "t.ask",
-            obj(serde_json::json!({"tool": "t_echo", "args": {"word": "a"}})),
-        ))
-        .unwrap();
+        let u = block(c.call("t.ask", obj(serde_json::json!({"tool": "t_echo", "args": {"word": "a"}})))).unwrap();
         assert!(u.ok, "underscore spelling is accepted");
     }
 
@@ -579,10 +490,7 @@ mod tests {
     #[test]
     fn output_schema_is_an_object_that_allows_failure() {
         let t = echo();
-        assert_eq!(
-            t.output_schema.get("type"),
-            Some(&Value::String("object".into()))
-        );
+        assert_eq!(t.output_schema.get("type"), Some(&Value::String("object".into())));
         let req = t.output_schema["required"].as_array().unwrap();
         assert!(req.iter().all(|r| r == "ok" || r == "answer"), "{req:?}");
     }

@@ -75,22 +75,15 @@ pub struct Config {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// No `--db`, no `ATTEST_DB` and no data directory to put a default in.
-    #[error(
-        "no database path: pass --db PATH or set ATTEST_DB (no user data directory was found for a default)"
-    )]
+    #[error("no database path: pass --db PATH or set ATTEST_DB (no user data directory was found for a default)")]
     NoDatabase,
     /// `--tool-names` / `ATTEST_TOOL_NAMES` is not a known spelling.
-    #[error(
-        "unknown tool-name style '{0}': use 'dotted' (runs.compare) or 'underscore' (runs_compare)"
-    )]
+    #[error("unknown tool-name style '{0}': use 'dotted' (runs.compare) or 'underscore' (runs_compare)")]
     ToolNames(String),
 }
 
 fn truthy(v: &str) -> bool {
-    !matches!(
-        v.trim().to_ascii_lowercase().as_str(),
-        "" | "0" | "false" | "no" | "off"
-    )
+    !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false" | "no" | "off")
 }
 
 /// Expand a leading `~` with the home directory.
@@ -128,8 +121,7 @@ impl Config {
             tool_names,
             expand: env("ATTEST_EXPAND").is_some_and(truthy),
             http_token: env("ATTEST_HTTP_TOKEN").map(str::to_string),
-            metric_directions: env("ATTEST_METRIC_DIRECTIONS")
-                .map(|p| expand_tilde(Path::new(p), home)),
+            metric_directions: env("ATTEST_METRIC_DIRECTIONS").map(|p| expand_tilde(Path::new(p), home)),
         })
     }
 }
@@ -140,10 +132,7 @@ mod tests {
 
     fn inputs(env: &[(&str, &str)]) -> ConfigInputs {
         ConfigInputs {
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             data_dir: Some("/data".into()),
             home: Some("/home/u".into()),
             ..Default::default()
@@ -153,10 +142,7 @@ mod tests {
     #[test]
     fn flag_then_env_then_default() {
         let mut i = inputs(&[("ATTEST_DB", "~/x.db")]);
-        assert_eq!(
-            Config::resolve(&i).unwrap().db,
-            PathBuf::from("/home/u/x.db")
-        );
+        assert_eq!(Config::resolve(&i).unwrap().db, PathBuf::from("/home/u/x.db"));
         i.db = Some("/flag.db".into());
         assert_eq!(Config::resolve(&i).unwrap().db, PathBuf::from("/flag.db"));
         let d = Config::resolve(&inputs(&[])).unwrap();
@@ -167,29 +153,16 @@ mod tests {
 
     #[test]
     fn expand_and_names() {
-        let c = Config::resolve(&inputs(&[
-            ("ATTEST_EXPAND", "1"),
-            ("ATTEST_TOOL_NAMES", "underscore"),
-        ]))
-        .unwrap();
+        let c = Config::resolve(&inputs(&[("ATTEST_EXPAND", "1"), ("ATTEST_TOOL_NAMES", "underscore")])).unwrap();
         assert!(c.expand);
         assert_eq!(c.tool_names.spell("runs.compare"), "runs_compare");
-        assert!(
-            !Config::resolve(&inputs(&[("ATTEST_EXPAND", "0")]))
-                .unwrap()
-                .expand
-        );
+        assert!(!Config::resolve(&inputs(&[("ATTEST_EXPAND", "0")])).unwrap().expand);
         assert!(Config::resolve(&inputs(&[("ATTEST_TOOL_NAMES", "snake")])).is_err());
     }
 
     #[test]
     fn no_data_dir_is_an_actionable_error() {
         let i = ConfigInputs::default();
-        assert!(
-            Config::resolve(&i)
-                .unwrap_err()
-                .to_string()
-                .contains("--db")
-        );
+        assert!(Config::resolve(&i).unwrap_err().to_string().contains("--db"));
     }
 }

@@ -28,12 +28,7 @@ pub struct Decision {
 impl Decision {
     /// Route to a tool, saying which words decided it.
     pub fn to(tool: &str, args: Map<String, Value>, why: impl Into<String>) -> Self {
-        Decision {
-            tool: Some(tool.to_string()),
-            args,
-            options: Vec::new(),
-            answer: why.into(),
-        }
+        Decision { tool: Some(tool.to_string()), args, options: Vec::new(), answer: why.into() }
     }
 
     /// Ask back: no tool, a clarifying question and at least two options.
@@ -55,12 +50,7 @@ impl Decision {
             ),
             None => format!("That is a question for {tool}, which this surface does not serve."),
         };
-        Decision {
-            tool: None,
-            args: Map::new(),
-            options: vec![tool.to_string()],
-            answer,
-        }
+        Decision { tool: None, args: Map::new(), options: vec![tool.to_string()], answer }
     }
 
     /// Whether a tool was chosen.
@@ -98,25 +88,16 @@ impl Question {
         let mut start: Option<usize> = None;
         let bytes: Vec<(usize, char)> = raw.char_indices().collect();
         for (i, &(pos, c)) in bytes.iter().enumerate() {
-            let inner_apostrophe = c == '\''
-                && start.is_some()
-                && bytes.get(i + 1).is_some_and(|&(_, n)| n.is_alphanumeric());
+            let inner_apostrophe =
+                c == '\'' && start.is_some() && bytes.get(i + 1).is_some_and(|&(_, n)| n.is_alphanumeric());
             if c.is_alphanumeric() || inner_apostrophe {
                 start.get_or_insert(pos);
             } else if let Some(s) = start.take() {
-                words.push(Word {
-                    text: raw[s..pos].to_lowercase(),
-                    start: s,
-                    end: pos,
-                });
+                words.push(Word { text: raw[s..pos].to_lowercase(), start: s, end: pos });
             }
         }
         if let Some(s) = start {
-            words.push(Word {
-                text: raw[s..].to_lowercase(),
-                start: s,
-                end: raw.len(),
-            });
+            words.push(Word { text: raw[s..].to_lowercase(), start: s, end: raw.len() });
         }
         Question { raw, words }
     }
@@ -161,11 +142,7 @@ impl Question {
 
     /// Lower-cased words joined by single spaces.
     pub fn normalized(&self) -> String {
-        self.words
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
+        self.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ")
     }
 }
 
@@ -201,15 +178,7 @@ pub const ELSEWHERE: &[Rule] = &[
     },
     Rule {
         tool: "runs.compare",
-        phrases: &[
-            "which arm",
-            "my sweep",
-            "the sweep",
-            "best arm",
-            "my ablation",
-            "the ablation",
-            "which run won",
-        ],
+        phrases: &["which arm", "my sweep", "the sweep", "best arm", "my ablation", "the ablation", "which run won"],
     },
     Rule {
         tool: "feed.list",
@@ -224,10 +193,7 @@ pub const ELSEWHERE: &[Rule] = &[
             "papers today",
         ],
     },
-    Rule {
-        tool: "feed.search",
-        phrases: &["did i read about", "have i read about", "i read about"],
-    },
+    Rule { tool: "feed.search", phrases: &["did i read about", "have i read about", "i read about"] },
     Rule {
         tool: "kg.path",
         phrases: &[
@@ -239,25 +205,12 @@ pub const ELSEWHERE: &[Rule] = &[
             "knowledge graph",
         ],
     },
-    Rule {
-        tool: "kg.communities",
-        phrases: &["research areas", "main areas", "my topics"],
-    },
+    Rule { tool: "kg.communities", phrases: &["research areas", "main areas", "my topics"] },
     Rule {
         tool: "sym.verify",
-        phrases: &[
-            "derivation",
-            "identity",
-            "this equation",
-            "this formula",
-            "this integral",
-            "this derivative",
-        ],
+        phrases: &["derivation", "identity", "this equation", "this formula", "this integral", "this derivative"],
     },
-    Rule {
-        tool: "sym.simplify",
-        phrases: &["simplify", "factorise", "factorize"],
-    },
+    Rule { tool: "sym.simplify", phrases: &["simplify", "factorise", "factorize"] },
 ];
 
 /// If the question carries another surface's marker, decline it naming that surface.
@@ -278,12 +231,7 @@ mod tests {
     fn words_split_on_boundaries() {
         let q = Question::new("Which arm of kdsweep_t4 won? What’s re-read");
         let w: Vec<&str> = q.words.iter().map(|w| w.text.as_str()).collect();
-        assert_eq!(
-            w,
-            [
-                "which", "arm", "of", "kdsweep", "t4", "won", "what's", "re", "read"
-            ]
-        );
+        assert_eq!(w, ["which", "arm", "of", "kdsweep", "t4", "won", "what's", "re", "read"]);
     }
 
     #[test]

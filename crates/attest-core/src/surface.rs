@@ -49,9 +49,7 @@ impl Surface {
 
     /// Look a surface up by name or by its namespace (`provenance` or `runs`).
     pub fn find(name: &str) -> Option<&'static Surface> {
-        SURFACES
-            .iter()
-            .find(|s| s.name == name || s.namespace == name)
+        SURFACES.iter().find(|s| s.name == name || s.namespace == name)
     }
 
     /// The surface that owns a tool's namespace, for "ask that elsewhere" answers.

@@ -45,11 +45,7 @@ pub fn fmt_sig(v: f64, digits: usize) -> String {
 }
 
 fn trim_zeros(s: &str) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s.to_string()
-    }
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s.to_string() }
 }
 
 /// `"1 run"` / `"3 runs"`.
