@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Create the Python virtual environments the third-party client checks need.
+#
+#   scripts/py-venvs.sh            # target/py/mcp and target/py/hermes
+#   scripts/py-venvs.sh gen        # target/py/gen (mlflow + wandb, fixture generation only)
+#   scripts/py-venvs.sh all        # all three
+#
+# Idempotent: each venv carries a stamp file holding its exact requirement
+# list; when the stamp matches, the venv is left alone and nothing is printed,
+# so a second run takes well under a second. Change a pin below and the next
+# run rebuilds that venv from scratch.
+#
+# Pins (first install on the 2-core dev machine, see specs/fixtures.md):
+#   mcp      mcp==1.26.0 jsonschema==4.26.0
+#   hermes   hermes-agent[mcp]==0.19.0   (the extra brings mcp==1.26.0)
+#   gen      mlflow==3.17.2 wandb==0.31.0
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PY_DIR="${ATTEST_PY_DIR:-$ROOT/target/py}"
+PYTHON="${PYTHON:-python3}"
+
+reqs_for() {
+    case "$1" in
+        mcp) echo "mcp==1.26.0 jsonschema==4.26.0" ;;
+        hermes) echo "hermes-agent[mcp]==0.19.0" ;;
+        gen) echo "mlflow==3.17.2 wandb==0.31.0" ;;
+        *) echo "py-venvs.sh: unknown venv '$1' (expected mcp, hermes, gen or all)" >&2; exit 2 ;;
+    esac
+}
+
+ensure() {
+    local name="$1" reqs venv stamp want
+    reqs="$(reqs_for "$name")"
+    venv="$PY_DIR/$name"
+    stamp="$venv/.attest-stamp"
+    want="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])') $reqs"
+    if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+        return 0
+    fi
+    echo "py-venvs: building $venv ($reqs)" >&2
+    local t0=$SECONDS
+    rm -rf "$venv"
+    "$PYTHON" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2
+    # shellcheck disable=SC2086
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $reqs >&2
+    echo "$want" >"$stamp"
+    echo "py-venvs: $name ready in $((SECONDS - t0)) s" >&2
+}
+
+targets=("$@")
+[[ ${#targets[@]} -eq 0 ]] && targets=(mcp hermes)
+for t in "${targets[@]}"; do
+    if [[ "$t" == all ]]; then
+        ensure mcp; ensure hermes; ensure gen
+    else
+        ensure "$t"
+    fi
+done
