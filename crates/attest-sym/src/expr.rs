@@ -1,0 +1,435 @@
+//! The expression tree as parsed, and its plain-text rendering.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+
+/// An exact rational number.
+pub type Q = BigRational;
+
+/// A rational from a small integer.
+pub fn q(n: i64) -> Q {
+    Q::from_integer(BigInt::from(n))
+}
+
+/// A rational `n/d` from small integers (`d` must be non-zero).
+pub fn qf(n: i64, d: i64) -> Q {
+    Q::new(BigInt::from(n), BigInt::from(d))
+}
+
+/// The functions the parser knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Func {
+    /// sine
+    Sin,
+    /// cosine
+    Cos,
+    /// tangent
+    Tan,
+    /// secant, 1/cos
+    Sec,
+    /// cosecant, 1/sin
+    Csc,
+    /// cotangent, cos/sin
+    Cot,
+    /// inverse sine
+    Asin,
+    /// inverse cosine
+    Acos,
+    /// inverse tangent
+    Atan,
+    /// hyperbolic sine
+    Sinh,
+    /// hyperbolic cosine
+    Cosh,
+    /// hyperbolic tangent
+    Tanh,
+    /// natural exponential
+    Exp,
+    /// natural logarithm
+    Log,
+    /// absolute value
+    Abs,
+}
+
+impl Func {
+    /// The name used when printing.
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Sin => "sin",
+            Func::Cos => "cos",
+            Func::Tan => "tan",
+            Func::Sec => "sec",
+            Func::Csc => "csc",
+            Func::Cot => "cot",
+            Func::Asin => "asin",
+            Func::Acos => "acos",
+            Func::Atan => "atan",
+            Func::Sinh => "sinh",
+            Func::Cosh => "cosh",
+            Func::Tanh => "tanh",
+            Func::Exp => "exp",
+            Func::Log => "log",
+            Func::Abs => "abs",
+        }
+    }
+
+    /// Look a function up by any of the names people write for it.
+    pub fn from_name(name: &str) -> Option<Func> {
+        Some(match name {
+            "sin" => Func::Sin,
+            "cos" => Func::Cos,
+            "tan" | "tg" => Func::Tan,
+            "sec" => Func::Sec,
+            "csc" | "cosec" => Func::Csc,
+            "cot" | "cotan" => Func::Cot,
+            "asin" | "arcsin" => Func::Asin,
+            "acos" | "arccos" => Func::Acos,
+            "atan" | "arctan" => Func::Atan,
+            "sinh" => Func::Sinh,
+            "cosh" => Func::Cosh,
+            "tanh" => Func::Tanh,
+            "exp" => Func::Exp,
+            "log" | "ln" => Func::Log,
+            "abs" => Func::Abs,
+            _ => return None,
+        })
+    }
+
+    /// The inverse function, for `sin^{-1}`-style notation.
+    pub fn inverse(self) -> Option<Func> {
+        match self {
+            Func::Sin => Some(Func::Asin),
+            Func::Cos => Some(Func::Acos),
+            Func::Tan => Some(Func::Atan),
+            _ => None,
+        }
+    }
+}
+
+/// A parsed expression. Subtraction is addition of `-1 * b`; division is
+/// multiplication by `b^-1`; `sqrt(x)` is `x^(1/2)`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Expr {
+    /// An exact rational number.
+    Num(Q),
+    /// A variable.
+    Sym(String),
+    /// π.
+    Pi,
+    /// Euler's number e.
+    E,
+    /// A sum.
+    Add(Vec<Expr>),
+    /// A product.
+    Mul(Vec<Expr>),
+    /// A power `base^exponent`.
+    Pow(Box<Expr>, Box<Expr>),
+    /// A function applied to one argument.
+    Func(Func, Box<Expr>),
+    /// An unevaluated derivative `d^order/dvar^order expr`.
+    Deriv(Box<Expr>, String, u32),
+}
+
+impl Expr {
+    /// A number from a small integer.
+    pub fn int(n: i64) -> Expr {
+        Expr::Num(q(n))
+    }
+
+    /// A variable.
+    pub fn sym(name: &str) -> Expr {
+        Expr::Sym(name.to_string())
+    }
+
+    /// `a + b`, flattening nested sums.
+    pub fn add(a: Expr, b: Expr) -> Expr {
+        let mut v = Vec::new();
+        for t in [a, b] {
+            match t {
+                Expr::Add(ts) => v.extend(ts),
+                t => v.push(t),
+            }
+        }
+        Expr::Add(v)
+    }
+
+    /// `a * b`, flattening nested products.
+    pub fn mul(a: Expr, b: Expr) -> Expr {
+        let mut v = Vec::new();
+        for t in [a, b] {
+            match t {
+                Expr::Mul(ts) => v.extend(ts),
+                t => v.push(t),
+            }
+        }
+        Expr::Mul(v)
+    }
+
+    /// `-a`.
+    pub fn neg(a: Expr) -> Expr {
+        match a {
+            Expr::Num(n) => Expr::Num(-n),
+            a => Expr::mul(Expr::int(-1), a),
+        }
+    }
+
+    /// `a - b`.
+    pub fn sub(a: Expr, b: Expr) -> Expr {
+        Expr::add(a, Expr::neg(b))
+    }
+
+    /// `a / b`.
+    pub fn div(a: Expr, b: Expr) -> Expr {
+        Expr::mul(a, Expr::pow(b, Expr::int(-1)))
+    }
+
+    /// `a ^ b`.
+    pub fn pow(a: Expr, b: Expr) -> Expr {
+        Expr::Pow(Box::new(a), Box::new(b))
+    }
+
+    /// `f(a)`.
+    pub fn func(f: Func, a: Expr) -> Expr {
+        Expr::Func(f, Box::new(a))
+    }
+
+    /// Number of nodes.
+    pub fn size(&self) -> usize {
+        1 + match self {
+            Expr::Add(v) | Expr::Mul(v) => v.iter().map(Expr::size).sum(),
+            Expr::Pow(a, b) => a.size() + b.size(),
+            Expr::Func(_, a) | Expr::Deriv(a, _, _) => a.size(),
+            _ => 0,
+        }
+    }
+
+    /// The variables that occur, in name order.
+    pub fn free_symbols(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.collect_symbols(&mut out);
+        out
+    }
+
+    fn collect_symbols(&self, out: &mut BTreeSet<String>) {
+        match self {
+            Expr::Sym(s) => {
+                out.insert(s.clone());
+            }
+            Expr::Add(v) | Expr::Mul(v) => v.iter().for_each(|e| e.collect_symbols(out)),
+            Expr::Pow(a, b) => {
+                a.collect_symbols(out);
+                b.collect_symbols(out);
+            }
+            Expr::Func(_, a) => a.collect_symbols(out),
+            Expr::Deriv(a, v, _) => {
+                a.collect_symbols(out);
+                out.insert(v.clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// Replace variables by expressions.
+    pub fn substitute(&self, f: &dyn Fn(&str) -> Option<Expr>) -> Expr {
+        match self {
+            Expr::Sym(s) => f(s).unwrap_or_else(|| self.clone()),
+            Expr::Add(v) => Expr::Add(v.iter().map(|e| e.substitute(f)).collect()),
+            Expr::Mul(v) => Expr::Mul(v.iter().map(|e| e.substitute(f)).collect()),
+            Expr::Pow(a, b) => Expr::pow(a.substitute(f), b.substitute(f)),
+            Expr::Func(g, a) => Expr::func(*g, a.substitute(f)),
+            Expr::Deriv(a, v, n) => Expr::Deriv(Box::new(a.substitute(f)), v.clone(), *n),
+            _ => self.clone(),
+        }
+    }
+
+    /// The rational value, when this is a plain number.
+    pub fn as_num(&self) -> Option<&Q> {
+        match self {
+            Expr::Num(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    fn is_negative_term(&self) -> bool {
+        match self {
+            Expr::Num(n) => n.is_negative(),
+            Expr::Mul(v) => v.first().is_some_and(|f| matches!(f, Expr::Num(n) if n.is_negative())),
+            _ => false,
+        }
+    }
+}
+
+const P_ADD: u8 = 1;
+const P_MUL: u8 = 2;
+const P_NEG: u8 = 3;
+const P_POW: u8 = 4;
+const P_ATOM: u8 = 5;
+
+fn prec(e: &Expr) -> u8 {
+    match e {
+        Expr::Num(n) if n.is_negative() => P_NEG,
+        Expr::Num(n) if !n.is_integer() => P_MUL,
+        Expr::Add(v) if v.len() > 1 => P_ADD,
+        Expr::Mul(v) if v.len() > 1 || e.is_negative_term() => {
+            if e.is_negative_term() {
+                P_NEG
+            } else {
+                P_MUL
+            }
+        }
+        Expr::Pow(_, b) if is_root(b).is_some() => P_ATOM,
+        Expr::Pow(..) => P_POW,
+        _ => P_ATOM,
+    }
+}
+
+fn is_root(exp: &Expr) -> Option<BigInt> {
+    match exp {
+        Expr::Num(n) if n.numer().is_one() && n.denom() > &BigInt::one() => Some(n.denom().clone()),
+        _ => None,
+    }
+}
+
+fn write_prec(f: &mut fmt::Formatter<'_>, e: &Expr, min: u8) -> fmt::Result {
+    if prec(e) < min { write!(f, "({e})") } else { write!(f, "{e}") }
+}
+
+/// Split a product into numerator and denominator factors (negative integer powers).
+fn split_fraction(v: &[Expr]) -> (Q, Vec<Expr>, Vec<Expr>) {
+    let mut coef = Q::one();
+    let (mut num, mut den) = (Vec::new(), Vec::new());
+    for f in v {
+        match f {
+            Expr::Num(n) => coef *= n,
+            Expr::Pow(b, e) => match e.as_num() {
+                Some(n) if n.is_negative() && n.is_integer() => {
+                    if n == &-Q::one() {
+                        den.push((**b).clone());
+                    } else {
+                        den.push(Expr::pow((**b).clone(), Expr::Num(-n)));
+                    }
+                }
+                _ => num.push(f.clone()),
+            },
+            _ => num.push(f.clone()),
+        }
+    }
+    (coef, num, den)
+}
+
+fn write_product(f: &mut fmt::Formatter<'_>, v: &[Expr]) -> fmt::Result {
+    let (coef, num, den) = split_fraction(v);
+    if coef.is_zero() {
+        return write!(f, "0");
+    }
+    if coef.is_negative() {
+        write!(f, "-")?;
+    }
+    let c = coef.abs();
+    let (cn, cd) = (Q::from_integer(c.numer().clone()), c.denom().clone());
+    let mut parts: Vec<String> = Vec::new();
+    if !cn.is_one() || num.is_empty() {
+        parts.push(cn.to_string());
+    }
+    for x in &num {
+        parts.push(if prec(x) < P_POW { format!("({x})") } else { x.to_string() });
+    }
+    write!(f, "{}", parts.join("*"))?;
+    let mut dparts: Vec<String> = Vec::new();
+    if !cd.is_one() {
+        dparts.push(cd.to_string());
+    }
+    for x in &den {
+        dparts.push(if prec(x) < P_POW { format!("({x})") } else { x.to_string() });
+    }
+    match dparts.len() {
+        0 => Ok(()),
+        1 => write!(f, "/{}", dparts[0]),
+        _ => write!(f, "/({})", dparts.join("*")),
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Num(n) => write!(f, "{n}"),
+            Expr::Sym(s) => write!(f, "{s}"),
+            Expr::Pi => write!(f, "pi"),
+            Expr::E => write!(f, "e"),
+            Expr::Add(v) if v.is_empty() => write!(f, "0"),
+            Expr::Add(v) => {
+                for (i, t) in v.iter().enumerate() {
+                    if i == 0 {
+                        write_prec(f, t, P_ADD)?;
+                    } else if t.is_negative_term() {
+                        write!(f, " - {}", Expr::neg_display(t))?;
+                    } else {
+                        write!(f, " + ")?;
+                        write_prec(f, t, P_ADD + 1)?;
+                    }
+                }
+                Ok(())
+            }
+            Expr::Mul(v) if v.is_empty() => write!(f, "1"),
+            Expr::Mul(v) => write_product(f, v),
+            Expr::Pow(b, e) => {
+                if let Some(n) = is_root(e) {
+                    return if n == BigInt::from(2) { write!(f, "sqrt({b})") } else { write!(f, "root({b}, {n})") };
+                }
+                write_prec(f, b, P_ATOM)?;
+                write!(f, "^")?;
+                write_prec(f, e, P_ATOM)
+            }
+            Expr::Func(g, a) => write!(f, "{}({a})", g.name()),
+            Expr::Deriv(a, v, 1) => write!(f, "d/d{v}({a})"),
+            Expr::Deriv(a, v, n) => write!(f, "d^{n}/d{v}^{n}({a})"),
+        }
+    }
+}
+
+impl Expr {
+    /// The text of `-t` for a negative term `t`, used after " - ".
+    fn neg_display(t: &Expr) -> String {
+        match t {
+            Expr::Num(n) => (-n).to_string(),
+            Expr::Mul(v) => {
+                let mut v = v.clone();
+                if let Some(Expr::Num(n)) = v.first_mut() {
+                    *n = -n.clone();
+                }
+                let e = Expr::Mul(v);
+                if prec(&e) <= P_ADD { format!("({e})") } else { e.to_string() }
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// `P_ATOM`-level check used by callers that print juxtaposed factors.
+    pub fn is_atomic(&self) -> bool {
+        prec(self) == P_ATOM
+    }
+}
+
+#[allow(dead_code)]
+const _: u8 = P_MUL;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_with_few_parentheses() {
+        let x = || Expr::sym("x");
+        let e = Expr::add(Expr::pow(x(), Expr::int(2)), Expr::mul(Expr::int(-2), x()));
+        assert_eq!(e.to_string(), "x^2 - 2*x");
+        let d = Expr::div(Expr::add(x(), Expr::int(1)), Expr::sub(x(), Expr::int(1)));
+        assert_eq!(d.to_string(), "(x + 1)/(x - 1)");
+        assert_eq!(Expr::pow(x(), Expr::Num(qf(1, 2))).to_string(), "sqrt(x)");
+        assert_eq!(Expr::mul(Expr::Num(qf(1, 3)), Expr::pow(x(), Expr::int(3))).to_string(), "x^3/3");
+        assert_eq!(Expr::pow(Expr::int(-1), Expr::int(2)).to_string(), "(-1)^2");
+    }
+}
