@@ -196,7 +196,12 @@ mod tests {
             .unwrap();
         s.close().await;
         let s = Store::open(&path).await.unwrap();
-        let n: i64 = sqlx::query("SELECT count(*) FROM runs WHERE name = $1").bind("r").fetch_one(s.pool()).await.unwrap().get(0);
+        let n: i64 = sqlx::query("SELECT count(*) FROM runs WHERE name = $1")
+            .bind("r")
+            .fetch_one(s.pool())
+            .await
+            .unwrap()
+            .get(0);
         assert_eq!(n, 1);
     }
 

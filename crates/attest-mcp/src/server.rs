@@ -1,0 +1,218 @@
+//! One MCP session over a catalogue: listing with disclosure, naming, calling and
+//! rendering.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use attest_core::catalogue::{JsonObject, Listing};
+use attest_core::{Answer, Catalogue, Hints, NoArgs, Surface, Tool, ToolNames, ToolSpec};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+
+/// What a server serves: one surface (with disclosure) or the flat catalogue of
+/// everything linked.
+#[derive(Clone)]
+pub struct Served {
+    catalogue: Arc<Catalogue>,
+    surface: Option<&'static Surface>,
+    names: ToolNames,
+    expand: bool,
+}
+
+impl Served {
+    /// Serve one surface: the catalogue is cut to what the surface allows, and its
+    /// `<ns>.tools` entry tool is added.
+    pub fn surface(catalogue: Catalogue, surface: &'static Surface, names: ToolNames, expand: bool) -> Served {
+        let mut cut = catalogue.restrict(surface);
+        let listing = cut.listing(surface);
+        cut.push(tools_tool(surface, listing));
+        Served { catalogue: Arc::new(cut), surface: Some(surface), names, expand }
+    }
+
+    /// Serve everything linked, every tool listed (the single-agent setup).
+    pub fn flat(catalogue: Catalogue, names: ToolNames) -> Served {
+        Served { catalogue: Arc::new(catalogue), surface: None, names, expand: true }
+    }
+
+    /// The catalogue being served.
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// A fresh session over this catalogue.
+    pub fn session(&self) -> Session {
+        Session { served: self.clone(), expanded: Arc::new(AtomicBool::new(self.expand)) }
+    }
+}
+
+fn tools_description(surface: &Surface) -> &'static str {
+    // Leaked once per surface at start-up: tool descriptions are 'static.
+    Box::leak(
+        format!(
+            "List everything this {} agent can do, and make those tools callable.\n\n{} Only {} and this tool are listed at first, so questions go to the router; after this call the rest are listed too (from your next turn in some clients). In the same turn, run any of them through {} with tool=<name> and args={{...}}.",
+            surface.name,
+            surface.summary,
+            surface.ask_tool(),
+            surface.ask_tool()
+        )
+        .into_boxed_str(),
+    )
+}
+
+fn tools_tool(surface: &'static Surface, listing: Listing) -> Tool {
+    let name: &'static str = Box::leak(surface.tools_tool().into_boxed_str());
+    let spec = ToolSpec {
+        name,
+        title: "What can this agent do?",
+        description: tools_description(surface),
+        hints: Hints { read_only: true, destructive: false, idempotent: true, open_world: false },
+    };
+    let listing = Arc::new(listing);
+    Tool::new(spec, move |_: NoArgs| {
+        let listing = Arc::clone(&listing);
+        async move {
+            let names: Vec<&str> = listing.tools.iter().map(|t| t.name.as_str()).collect();
+            Ok(Answer::ok(format!("{} tool(s): {}.", names.len(), names.join(", ")), Listing::clone(&listing)))
+        }
+    })
+}
+
+/// One client's session: its own disclosure state over a shared catalogue.
+#[derive(Clone)]
+pub struct Session {
+    served: Served,
+    expanded: Arc<AtomicBool>,
+}
+
+impl Session {
+    fn listed(&self) -> Vec<&Tool> {
+        let expanded = self.expanded.load(Ordering::SeqCst);
+        self.served
+            .catalogue
+            .tools()
+            .iter()
+            .filter(|t| match self.served.surface {
+                Some(s) => expanded || s.is_entry(t.name()),
+                None => true,
+            })
+            .collect()
+    }
+
+    fn to_mcp(&self, t: &Tool) -> McpTool {
+        let h = t.spec.hints;
+        let annotations = ToolAnnotations::with_title(t.spec.title)
+            .read_only(h.read_only)
+            .destructive(h.destructive)
+            .idempotent(h.idempotent)
+            .open_world(h.open_world);
+        McpTool::new_with_raw(
+            self.served.names.spell(t.name()),
+            Some(t.spec.description.into()),
+            t.input_schema.clone(),
+        )
+        .with_title(t.spec.title)
+        .with_raw_output_schema(t.output_schema.clone())
+        .with_annotations(annotations)
+    }
+
+    /// Map a wire name (either spelling) back to the catalogue's dotted name.
+    fn resolve(&self, wire: &str) -> Option<&'static str> {
+        self.served.catalogue.names().into_iter().find(|n| *n == wire || self.served.names.spell(n) == wire)
+    }
+
+    /// The tools listed right now, as MCP tools.
+    pub fn list(&self) -> Vec<McpTool> {
+        self.listed().into_iter().map(|t| self.to_mcp(t)).collect()
+    }
+
+    /// Call a tool by its wire name. `Ok(changed)` says whether the listing widened.
+    pub async fn call(&self, wire: &str, args: JsonObject) -> (CallToolResult, bool) {
+        let Some(name) = self.resolve(wire) else {
+            let known: Vec<String> = self.listed().iter().map(|t| self.served.names.spell(t.name())).collect();
+            let a =
+                Answer::<()>::refuse(format!("there is no tool '{wire}' here. Tools listed: {}.", known.join(", ")))
+                    .into_value();
+            return (render(a), false);
+        };
+        let mut changed = false;
+        if let Some(s) = self.served.surface {
+            if name == s.tools_tool() {
+                changed = !self.expanded.swap(true, Ordering::SeqCst);
+            }
+        }
+        match self.served.catalogue.call(name, args).await {
+            Ok(answer) => (render(answer), changed),
+            Err(fault) => {
+                tracing::error!(tool = name, error = ?fault, "internal fault");
+                let a = Answer::<()>::refuse(format!(
+                    "internal error in {name}; the server log has the detail. Retrying the same call will not help."
+                ))
+                .used(name)
+                .into_value();
+                let mut r = render(a);
+                r.is_error = Some(true);
+                (r, changed)
+            }
+        }
+    }
+}
+
+/// Render an answer: the human line as text, the whole answer as structured content.
+fn render(answer: Answer<serde_json::Value>) -> CallToolResult {
+    let text = answer.render_text();
+    let value = serde_json::to_value(&answer).unwrap_or(serde_json::Value::Null);
+    let mut r = CallToolResult::structured(value);
+    r.content = vec![ContentBlock::text(text)];
+    r
+}
+
+impl ServerHandler for Session {
+    fn get_info(&self) -> ServerConfig {
+        let caps = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let (name, instructions) = match self.served.surface {
+            Some(s) => (
+                format!("attest-{}", s.name),
+                format!("{} {} Start with {}.", s.summary, s.goal, s.ask_tool()),
+            ),
+            None => (
+                "attest".to_string(),
+                "Auditable research provenance: every tool of attest in one server. Each namespace has an <ns>.ask router for plain questions.".to_string(),
+            ),
+        };
+        ServerConfig::new(caps)
+            .with_server_info(Implementation::new(name, env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.list()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let args = request.arguments.clone().unwrap_or_default();
+        let (result, changed) = self.call(&request.name, args).await;
+        if changed {
+            if let Err(e) = context.peer.notify_tool_list_changed().await {
+                tracing::warn!(error = %e, "could not send tools/list_changed");
+            }
+        }
+        Ok(result.into())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        let dotted = self.resolve(name)?;
+        self.served.catalogue.get(dotted).map(|t| self.to_mcp(t))
+    }
+}
