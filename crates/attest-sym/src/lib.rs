@@ -4,7 +4,9 @@
 pub mod error;
 pub mod expr;
 pub mod limits;
+pub mod nf;
 pub mod parse;
+pub mod poly;
 
 pub use error::{Result, SymError};
 pub use expr::{Expr, Func, Q};
