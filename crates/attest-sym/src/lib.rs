@@ -2,11 +2,13 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod eval;
 pub mod expr;
 pub mod limits;
 pub mod nf;
 pub mod parse;
 pub mod poly;
+pub mod verify;
 
 pub use error::{Result, SymError};
 pub use expr::{Expr, Func, Q};

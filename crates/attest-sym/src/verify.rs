@@ -1,0 +1,458 @@
+//! `verify` and `check`: is `lhs = rhs`? Proved, proved where defined, refuted with a
+//! confirmed counterexample, or unknown — never a false "proved", never "unknown"
+//! reported as false.
+//!
+//! The pipeline: a seeded numeric refuter at 50 points (disagreements confirmed in
+//! exact rational or interval arithmetic before they count), then the normal form
+//! (expanded, collected, cancelled; only domain-safe rewrites), then the normal form
+//! again with rules that hold where both sides are defined (logarithm laws).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::error::{Result, SymError};
+use crate::eval::{ExactEnv, eval_exact, eval_f64, eval_interval, q_to_f64, to_float_env};
+use crate::expr::{Expr, Q, q, qf};
+use crate::limits::Limits;
+use crate::nf::{Atom, Cx, Mode, Nf, normal_form};
+use crate::parse::{parse_chain, parse_expr};
+
+/// The verdict on a claimed equality.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Equal for every real value of the variables.
+    Proved,
+    /// Equal wherever both sides are defined; `domain` says what is excluded.
+    ProvedWhereDefined,
+    /// Not equal: `counterexample` holds a point where both sides are defined and differ.
+    Refuted,
+    /// Neither proved nor refuted. This is not a "false".
+    Unknown,
+}
+
+impl Verdict {
+    /// The verdict as written in answers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Proved => "proved",
+            Verdict::ProvedWhereDefined => "proved where defined",
+            Verdict::Refuted => "refuted",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+/// A point where the two sides differ, with both values.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Counterexample {
+    /// Variable → value (exact rationals, as text).
+    pub point: BTreeMap<String, String>,
+    /// The left-hand side's value there.
+    pub lhs_value: String,
+    /// The right-hand side's value there.
+    pub rhs_value: String,
+    /// How the difference was confirmed: `exact` (rational arithmetic) or `interval`
+    /// (outward-rounded interval arithmetic).
+    pub confirmed_by: String,
+}
+
+/// What the numeric check saw.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
+pub struct NumericCheck {
+    /// Points tried.
+    pub points: usize,
+    /// Points where both sides are defined.
+    pub both_defined: usize,
+    /// Of those, points where the values agree.
+    pub agreeing: usize,
+    /// Points where only the left-hand side is defined.
+    pub lhs_only: usize,
+    /// Points where only the right-hand side is defined.
+    pub rhs_only: usize,
+}
+
+/// The answer of [`verify`].
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Verification {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The left-hand side as read.
+    pub lhs: String,
+    /// The right-hand side as read.
+    pub rhs: String,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// The rewrite steps, when proved.
+    pub steps: Vec<String>,
+    /// Domain conditions under which a `proved_where_defined` holds (e.g. `x ≠ 1`).
+    pub domain: Vec<String>,
+    /// The counterexample, when refuted.
+    pub counterexample: Option<Counterexample>,
+    /// The numeric evidence.
+    pub numeric: NumericCheck,
+}
+
+/// Verify `lhs = rhs`, each given as text.
+pub fn verify(lhs: &str, rhs: &str, limits: &Limits) -> Result<Verification> {
+    let l = parse_expr(lhs, limits)?;
+    let r = parse_expr(rhs, limits)?;
+    verify_exprs(&l, &r, limits)
+}
+
+/// Verify an equation written as one text (`lhs = rhs`, `lhs == rhs`, "lhs equals rhs").
+pub fn verify_equation(text: &str, limits: &Limits) -> Result<Verification> {
+    let st = crate::parse::parse_statement(text, limits)?;
+    let rhs = st.rhs.ok_or_else(|| {
+        SymError::input("verify needs an equation: write it as 'lhs = rhs' or give lhs and rhs separately")
+    })?;
+    verify_exprs(&st.lhs, &rhs, limits)
+}
+
+/// Replace `d/dx` nodes by the derivative they denote, for numeric evaluation.
+pub fn lower(e: &Expr, limits: &Limits) -> Result<Expr> {
+    Ok(match e {
+        Expr::Deriv(..) => normal_form(e, &mut Cx::new(*limits))?.to_expr(),
+        Expr::Add(v) => Expr::Add(v.iter().map(|t| lower(t, limits)).collect::<Result<_>>()?),
+        Expr::Mul(v) => Expr::Mul(v.iter().map(|t| lower(t, limits)).collect::<Result<_>>()?),
+        Expr::Pow(a, b) => Expr::pow(lower(a, limits)?, lower(b, limits)?),
+        Expr::Func(f, a) => Expr::func(*f, lower(a, limits)?),
+        _ => e.clone(),
+    })
+}
+
+/// Verify two parsed expressions.
+pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification> {
+    let (ll, rl) = (lower(l, limits)?, lower(r, limits)?);
+    let mut vars: Vec<String> = ll.free_symbols().union(&rl.free_symbols()).cloned().collect();
+    vars.sort();
+    let mut out = Verification {
+        verdict: Verdict::Unknown,
+        lhs: l.to_string(),
+        rhs: r.to_string(),
+        reason: String::new(),
+        steps: Vec::new(),
+        domain: Vec::new(),
+        counterexample: None,
+        numeric: NumericCheck::default(),
+    };
+    let (numeric, cex) = numeric_check(&ll, &rl, &vars);
+    out.numeric = numeric;
+    if let Some(c) = cex {
+        out.verdict = Verdict::Refuted;
+        out.reason =
+            format!("the two sides differ at {}: left {} but right {}", point_text(&c.point), c.lhs_value, c.rhs_value);
+        out.counterexample = Some(c);
+        return Ok(out);
+    }
+    let (nl, nr, diff, cx) = match nf_difference(l, r, limits, Mode::Exact) {
+        Ok(v) => v,
+        Err(SymError::Input(m)) => {
+            out.reason = format!("could not compare the two sides: {m}");
+            return Ok(out);
+        }
+        Err(e) => return Err(e),
+    };
+    if diff.is_zero() {
+        return Ok(proved(out, &nl, &nr, &cx, false));
+    }
+    if let Some(c) = exact_refutation(&diff, &ll, &rl, &vars) {
+        out.verdict = Verdict::Refuted;
+        out.reason = format!(
+            "the difference of the two sides is {} , not 0; at {} left is {} and right is {}",
+            diff,
+            point_text(&c.point),
+            c.lhs_value,
+            c.rhs_value
+        );
+        out.counterexample = Some(c);
+        return Ok(out);
+    }
+    if let Ok((nl2, nr2, d2, cx2)) = nf_difference(l, r, limits, Mode::WhereDefined) {
+        if d2.is_zero() {
+            return Ok(proved(out, &nl2, &nr2, &cx2, true));
+        }
+    }
+    out.reason = if out.numeric.both_defined > 0 {
+        format!(
+            "no proof found: the normal forms differ by {diff}, yet the sides agree at all {} points tried where both are defined; treat this as unknown, not false",
+            out.numeric.both_defined
+        )
+    } else {
+        "no proof found, and no point tried has both sides defined; treat this as unknown, not false".to_string()
+    };
+    Ok(out)
+}
+
+type NfPair = (Nf, Nf, Nf, Cx);
+
+fn nf_difference(l: &Expr, r: &Expr, limits: &Limits, mode: Mode) -> Result<NfPair> {
+    let mut cx = Cx::new(*limits);
+    cx.mode = mode;
+    let nl = normal_form(l, &mut cx)?;
+    let nr = normal_form(r, &mut cx)?;
+    let diff = nl.sub(&nr, &mut cx)?;
+    Ok((nl, nr, diff, cx))
+}
+
+fn proved(mut out: Verification, nl: &Nf, nr: &Nf, cx: &Cx, where_defined_rules: bool) -> Verification {
+    out.domain = cx.cond_texts();
+    out.steps.push(format!("left side in normal form: {nl}"));
+    out.steps.push(format!("right side in normal form: {nr}"));
+    for r in &cx.rules {
+        out.steps.push(format!("rule used: {r}"));
+    }
+    out.steps.push("left − right = 0".to_string());
+    if out.numeric.both_defined == 0 {
+        out.verdict = Verdict::Unknown;
+        out.reason = "the normal forms agree, but no point tried has both sides defined, so the claim may be vacuous; treat as unknown".into();
+        return out;
+    }
+    if out.domain.is_empty() && !where_defined_rules {
+        out.verdict = Verdict::Proved;
+        out.reason = "both sides have the same normal form (expanded, collected and cancelled), so they are equal for all real values".into();
+    } else {
+        out.verdict = Verdict::ProvedWhereDefined;
+        let excl = if out.domain.is_empty() { "see the rules used".to_string() } else { out.domain.join(", ") };
+        out.reason = format!(
+            "both sides have the same normal form, so they are equal wherever both are defined ({excl}); {}",
+            if where_defined_rules {
+                "the proof uses logarithm laws that hold only where their arguments are positive"
+            } else {
+                "outside that set at least one side is undefined"
+            }
+        );
+    }
+    out
+}
+
+/// Deterministic sample points: small values first (with different values for
+/// different variables), then seeded pseudo-random rationals of both signs.
+pub fn sample_points(vars: &[String], n: usize) -> Vec<ExactEnv> {
+    let fixed = [q(2), q(-1), qf(1, 2), q(3), q(-2), qf(-1, 3), qf(5, 2), q(1), q(0), qf(-7, 4), qf(2, 3), q(-5)];
+    let mut rng = SplitMix(0x5eed_a77e_57ed);
+    (0..n)
+        .map(|i| {
+            vars.iter()
+                .enumerate()
+                .map(|(j, v)| {
+                    let val = if i < fixed.len() {
+                        fixed[(i + 5 * j) % fixed.len()].clone()
+                    } else {
+                        let num = (rng.next() % 61) as i64 - 30;
+                        let den = (rng.next() % 7) as i64 + 1;
+                        qf(num, den)
+                    };
+                    (v.clone(), val)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A tiny deterministic generator (SplitMix64).
+#[derive(Debug, Clone)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * 1f64.max(a.abs()).max(b.abs())
+}
+
+fn numeric_check(l: &Expr, r: &Expr, vars: &[String]) -> (NumericCheck, Option<Counterexample>) {
+    let n = if vars.is_empty() { 1 } else { 50 };
+    let mut stats = NumericCheck { points: 0, ..Default::default() };
+    for env in sample_points(vars, n) {
+        stats.points += 1;
+        let fenv = to_float_env(&env);
+        match (eval_f64(l, &fenv), eval_f64(r, &fenv)) {
+            (Some(a), Some(b)) => {
+                stats.both_defined += 1;
+                if close(a, b) {
+                    stats.agreeing += 1;
+                } else if let Some(c) = confirm(l, r, &env) {
+                    return (stats, Some(c));
+                }
+            }
+            (Some(_), None) => stats.lhs_only += 1,
+            (None, Some(_)) => stats.rhs_only += 1,
+            (None, None) => {}
+        }
+    }
+    (stats, None)
+}
+
+/// Confirm that the two sides really differ at `env`: exactly when both values are
+/// rational, else by disjoint intervals.
+pub fn confirm(l: &Expr, r: &Expr, env: &ExactEnv) -> Option<Counterexample> {
+    let point = env.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+    if let (Some(a), Some(b)) = (eval_exact(l, env), eval_exact(r, env)) {
+        return (a != b).then(|| Counterexample {
+            point,
+            lhs_value: a.to_string(),
+            rhs_value: b.to_string(),
+            confirmed_by: "exact".into(),
+        });
+    }
+    let (a, b) = (eval_interval(l, env)?, eval_interval(r, env)?);
+    a.disjoint(&b).then(|| Counterexample {
+        point,
+        lhs_value: show_value(l, env, a.lo, a.hi),
+        rhs_value: show_value(r, env, b.lo, b.hi),
+        confirmed_by: "interval".into(),
+    })
+}
+
+fn show_value(e: &Expr, env: &ExactEnv, lo: f64, hi: f64) -> String {
+    match eval_exact(e, env) {
+        Some(v) => v.to_string(),
+        None => attest_core::text::fmt_sig(0.5 * (lo + hi), 10),
+    }
+}
+
+/// When the difference is a non-zero polynomial in plain variables only, it is
+/// non-zero at some sample point: find one, exactly.
+fn exact_refutation(diff: &Nf, l: &Expr, r: &Expr, vars: &[String]) -> Option<Counterexample> {
+    if !diff.atoms().iter().all(|a| matches!(a, Atom::Sym(_))) {
+        return None;
+    }
+    sample_points(vars, 50).into_iter().find_map(|env| {
+        let (a, b) = (eval_exact(l, &env)?, eval_exact(r, &env)?);
+        (a != b).then(|| Counterexample {
+            point: env.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
+            lhs_value: a.to_string(),
+            rhs_value: b.to_string(),
+            confirmed_by: "exact".into(),
+        })
+    })
+}
+
+fn point_text(p: &BTreeMap<String, String>) -> String {
+    if p.is_empty() {
+        return "every point (both sides are constants)".into();
+    }
+    p.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// One step of a checked derivation.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CheckStep {
+    /// 1-based line number of the step's left side.
+    pub from_line: usize,
+    /// 1-based line number of the step's right side.
+    pub to_line: usize,
+    /// The verification of this step.
+    pub verification: Verification,
+}
+
+/// The answer of [`check`].
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CheckReport {
+    /// Every consecutive pair, in order.
+    pub steps: Vec<CheckStep>,
+    /// Whether every step is proved (or proved where defined).
+    pub all_proved: bool,
+    /// The first step refuted, as `(from_line, to_line)`.
+    pub first_refuted: Option<(usize, usize)>,
+    /// Steps neither proved nor refuted.
+    pub unknown_steps: usize,
+}
+
+/// Check a derivation written one step per line (a line may start with `=`, or be
+/// an equation `a = b`, whose sides are both steps). Blank lines are skipped.
+pub fn check(text: &str, limits: &Limits) -> Result<CheckReport> {
+    if text.len() > limits.max_len * 4 {
+        return Err(SymError::limit(format!("the derivation is over {} characters", limits.max_len * 4)));
+    }
+    let mut items: Vec<(usize, Expr)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim().trim_start_matches('=').trim();
+        let line = line.trim_end_matches(['.', ',', ';']).trim();
+        if line.is_empty() {
+            continue;
+        }
+        for e in parse_chain(line, limits).map_err(|e| prefix_line(e, i + 1))? {
+            items.push((i + 1, e));
+        }
+    }
+    if items.len() < 2 {
+        return Err(SymError::input("a derivation needs at least two steps: one expression per line"));
+    }
+    if items.len() > 50 {
+        return Err(SymError::limit("a derivation may have at most 50 steps"));
+    }
+    let mut steps = Vec::new();
+    for w in items.windows(2) {
+        let v = verify_exprs(&w[0].1, &w[1].1, limits)?;
+        steps.push(CheckStep { from_line: w[0].0, to_line: w[1].0, verification: v });
+    }
+    let all_proved =
+        steps.iter().all(|s| matches!(s.verification.verdict, Verdict::Proved | Verdict::ProvedWhereDefined));
+    let first_refuted =
+        steps.iter().find(|s| s.verification.verdict == Verdict::Refuted).map(|s| (s.from_line, s.to_line));
+    let unknown_steps = steps.iter().filter(|s| s.verification.verdict == Verdict::Unknown).count();
+    Ok(CheckReport { steps, all_proved, first_refuted, unknown_steps })
+}
+
+fn prefix_line(e: SymError, line: usize) -> SymError {
+    match e {
+        SymError::Parse { message, position, caret } => {
+            SymError::Parse { message: format!("line {line}: {message}"), position, caret }
+        }
+        other => other,
+    }
+}
+
+#[allow(dead_code)]
+fn as_f64(c: &Q) -> f64 {
+    q_to_f64(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(l: &str, r: &str) -> Verification {
+        verify(l, r, &Limits::default()).unwrap_or_else(|e| panic!("{l} = {r}: {e}"))
+    }
+
+    #[test]
+    fn headline_cases() {
+        assert_eq!(v("(a+b)^2", "a^2 + 2ab + b^2").verdict, Verdict::Proved);
+        let w = v("(x^2-1)/(x-1)", "x+1");
+        assert_eq!(w.verdict, Verdict::ProvedWhereDefined);
+        assert_eq!(w.domain, ["x ≠ 1"]);
+        let s = v("sqrt(x^2)", "x");
+        assert_eq!(s.verdict, Verdict::Refuted);
+        let c = s.counterexample.unwrap();
+        assert_eq!(c.point["x"], "-1");
+        assert_eq!((c.lhs_value.as_str(), c.rhs_value.as_str()), ("1", "-1"));
+        assert_eq!(v("sin(x)^2 + cos(x)^2", "1").verdict, Verdict::Proved);
+        assert_eq!(v("d/dx sin(x)^2", "2 sin(x) cos(x)").verdict, Verdict::Proved);
+        assert_eq!(v("log(x y)", "log(x) + log(y)").verdict, Verdict::ProvedWhereDefined);
+        let t = v("sin(x)", "x");
+        assert_eq!(t.verdict, Verdict::Refuted);
+        assert_eq!(t.counterexample.unwrap().confirmed_by, "interval");
+    }
+
+    #[test]
+    fn check_finds_the_bad_step() {
+        let r = check("(x+1)^2 - 1\n= x^2 + 2x\n= x(x+2)\n= x^2 + 2x + 1", &Limits::default()).unwrap();
+        assert_eq!(r.steps.len(), 3);
+        assert_eq!(r.first_refuted, Some((3, 4)));
+        assert!(!r.all_proved);
+    }
+}
