@@ -1,0 +1,260 @@
+//! The provenance surface through a real MCP client: the rmcp client spawns the real
+//! `attest-provenance` binary over stdio.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+#[derive(Clone, Default)]
+struct Watcher {
+    list_changed: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A research root copied from the example workspace, so tests may add files to it.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("examples/workspace"), dir.path());
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+struct Server {
+    client: RunningService<RoleClient, Watcher>,
+    watcher: Watcher,
+    _db: tempfile::TempDir,
+}
+
+async fn start(root: &Path, env: &[(&str, &str)]) -> Server {
+    let db = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_attest-provenance"));
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("ATTEST_DB", db.path().join("attest.db"))
+        .env("RESEARCH_ROOT", root);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
+    let watcher = Watcher::default();
+    let client = watcher.clone().serve(transport).await.expect("handshake");
+    Server { client, watcher, _db: db }
+}
+
+impl Server {
+    async fn names(&self) -> Vec<String> {
+        let mut n: Vec<String> =
+            self.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
+        n.sort();
+        n
+    }
+
+    async fn tools(&self) -> Vec<Tool> {
+        self.client.list_all_tools().await.unwrap()
+    }
+
+    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
+        let r = self
+            .client
+            .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().unwrap().clone()))
+            .await
+            .unwrap_or_else(|e| panic!("{name} failed at the protocol level: {e}"));
+        let text = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
+        (r.structured_content.expect("every result has structured content"), text, r.is_error.unwrap_or(false))
+    }
+}
+
+fn validate(schema: &Value, instance: &Value, what: &str) {
+    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: bad schema: {e}"));
+    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "{what}: result does not match its outputSchema: {errors:?}\n{instance:#}");
+}
+
+const ALL_RUNS_TOOLS: &[&str] = &[
+    "runs.ask",
+    "runs.claims_check",
+    "runs.claims_coverage",
+    "runs.compare",
+    "runs.detail",
+    "runs.list",
+    "runs.record",
+    "runs.scan",
+    "runs.tools",
+];
+
+#[tokio::test]
+async fn starts_with_only_the_two_entry_tools() {
+    let ws = workspace();
+    let s = start(ws.path(), &[]).await;
+    assert_eq!(s.names().await, ["runs.ask", "runs.tools"]);
+    s.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn runs_tools_lists_everything_and_notifies() {
+    let ws = workspace();
+    let s = start(ws.path(), &[]).await;
+    let (out, text, is_error) = s.call("runs.tools", json!({})).await;
+    assert!(!is_error);
+    assert_eq!(out["ok"], true);
+    assert!(text.contains("runs.compare"), "{text}");
+    // The notification travels on the same pipe; give it a moment to arrive.
+    for _ in 0..50 {
+        if s.watcher.list_changed.load(Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(s.watcher.list_changed.load(Ordering::SeqCst), 1, "tools/list_changed was not received");
+    assert_eq!(s.names().await, ALL_RUNS_TOOLS);
+    // A second call widens nothing and sends nothing more.
+    s.call("runs.tools", json!({})).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(s.watcher.list_changed.load(Ordering::SeqCst), 1);
+    s.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn expand_never_widens_beyond_the_surface() {
+    let ws = workspace();
+    let s = start(ws.path(), &[("ATTEST_EXPAND", "1")]).await;
+    let names = s.names().await;
+    assert_eq!(names, ALL_RUNS_TOOLS);
+    assert!(names.iter().all(|n| n.starts_with("runs.") || n == "cite.check"), "{names:?}");
+    // Tools of other surfaces are absent, not hidden: calling one is refused.
+    let (out, _, is_error) = s.call("feed.list", json!({"user": "a"})).await;
+    assert!(!is_error);
+    assert_eq!(out["ok"], false);
+    s.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn underscore_names_are_served_on_request() {
+    let ws = workspace();
+    let s = start(ws.path(), &[("ATTEST_TOOL_NAMES", "underscore")]).await;
+    assert_eq!(s.names().await, ["runs_ask", "runs_tools"]);
+    let (out, _, _) = s.call("runs_ask", json!({"question": "what runs do I have?"})).await;
+    assert!(out["answer"].is_string());
+    s.client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_tool_declares_annotations_and_an_output_schema() {
+    let ws = workspace();
+    let s = start(ws.path(), &[("ATTEST_EXPAND", "1")]).await;
+    for t in s.tools().await {
+        let schema = t.output_schema.as_ref().unwrap_or_else(|| panic!("{} has no outputSchema", t.name));
+        assert_eq!(schema.get("type"), Some(&json!("object")), "{}", t.name);
+        let a = t.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", t.name));
+        assert!(a.read_only_hint.is_some(), "{} lacks readOnlyHint", t.name);
+        if a.destructive_hint == Some(true) {
+            let props = t.input_schema.get("properties").and_then(Value::as_object).unwrap();
+            assert!(props.contains_key("confirm"), "{} is destructive but takes no confirm", t.name);
+        }
+        let first = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_string();
+        assert!(first.ends_with('.') || first.ends_with('?'), "{}: {first}", t.name);
+    }
+    s.client.cancel().await.unwrap();
+}
+
+/// Good and bad calls on every tool; each result, success or failure, validates
+/// against the tool's own output schema, and no routine failure is an MCP error.
+#[tokio::test]
+async fn every_result_validates_and_bad_input_is_a_refusal() {
+    let ws = workspace();
+    let root = ws.path();
+    // A 50 MB JSON file and malformed artifacts must not break the scan.
+    let big = root.join("asr-distill/results/huge_blob.json");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(50 * 1024 * 1024).unwrap();
+    std::fs::write(root.join("asr-distill/results/broken_x.json"), "{\"wer\": 0.1,").unwrap();
+    std::fs::write(root.join("paper/unclosed.md"), "Numbers: 0.5\n<!-- claim: asr-distill/kdalpha_0 metric=wer value=0.0812\n")
+        .unwrap();
+    let s = start(root, &[("ATTEST_EXPAND", "1")]).await;
+    let schemas: std::collections::HashMap<String, Value> = s
+        .tools()
+        .await
+        .into_iter()
+        .map(|t| (t.name.to_string(), Value::Object((*t.output_schema.unwrap()).clone())))
+        .collect();
+    let draft = root.join("paper/draft.md");
+    let outside = std::env::temp_dir();
+    let calls: Vec<(&str, Value, Option<bool>)> = vec![
+        ("runs.scan", json!({}), Some(false)),
+        ("runs.scan", json!({"confirm": true}), Some(true)),
+        ("runs.scan", json!({"confirm": true, "root": "/definitely/not/here"}), Some(false)),
+        ("runs.scan", json!({"confirm": "yes"}), Some(false)),
+        ("runs.list", json!({}), Some(true)),
+        ("runs.list", json!({"limit": 100000}), Some(false)),
+        ("runs.list", json!({"limit": -1}), Some(false)),
+        ("runs.list", json!({"family": "no-such-family"}), Some(false)),
+        ("runs.compare", json!({"family": "kdalpha"}), Some(true)),
+        ("runs.compare", json!({"family": "prompt"}), Some(false)),
+        ("runs.compare", json!({"family": "kdalpha", "metric": "n_records"}), Some(false)),
+        ("runs.compare", json!({}), Some(false)),
+        ("runs.compare", json!({"family": 7}), Some(false)),
+        ("runs.detail", json!({"name": "kdalpha_75"}), Some(true)),
+        ("runs.detail", json!({"name": "nope_nope"}), Some(false)),
+        ("runs.claims_check", json!({"path": draft}), Some(true)),
+        ("runs.claims_check", json!({"path": outside}), Some(false)),
+        ("runs.claims_check", json!({"path": root.join("paper/unclosed.md")}), Some(true)),
+        ("runs.claims_check", json!({"path": draft, "verdict": "bogus"}), Some(false)),
+        ("runs.claims_coverage", json!({"path": draft}), Some(true)),
+        ("runs.claims_coverage", json!({"path": "/etc/passwd"}), Some(false)),
+        ("runs.record", json!({"family": "lr", "project": "asr-distill", "arms": {"a": {"wer": 0.1}}}), Some(false)),
+        ("runs.record", json!({"family": "lr"}), Some(false)),
+        ("runs.ask", json!({"question": "which arm of the kdalpha sweep won?"}), Some(true)),
+        ("runs.ask", json!({"question": "hello"}), Some(false)),
+        ("runs.ask", json!({"question": "what should I read today?"}), Some(false)),
+        ("runs.ask", json!({"question": "x", "tool": "runs.list", "args": {"limit": 3}}), Some(true)),
+        ("runs.ask", json!({"question": "x", "tool": "feed.list"}), Some(false)),
+        ("runs.ask", json!({}), Some(false)),
+        ("runs.tools", json!({}), Some(true)),
+    ];
+    for (tool, args, expect_ok) in calls {
+        let (out, text, is_error) = s.call(tool, args.clone()).await;
+        assert!(!is_error, "{tool} {args}: routine outcome reported as an MCP error: {text}");
+        validate(&schemas[tool], &out, &format!("{tool} {args}"));
+        if let Some(want) = expect_ok {
+            assert_eq!(out["ok"], want, "{tool} {args}: {out:#}");
+        }
+        if out["ok"] == false {
+            let answer = out["answer"].as_str().unwrap();
+            assert!(answer.len() > 20, "{tool} {args}: refusal too terse to act on: {answer}");
+        }
+        assert!(serde_json::to_string(&out).unwrap().len() <= 7000, "{tool} {args}: over budget");
+    }
+    // The server is still answering, and the unclosed claim comment is reported.
+    let (out, _, _) = s.call("runs.claims_check", json!({"path": root.join("paper/unclosed.md")})).await;
+    assert!(!out["data"]["malformed"].as_array().unwrap().is_empty(), "{out:#}");
+    s.client.cancel().await.unwrap();
+}

@@ -1,0 +1,388 @@
+//! Argument parsing and dispatch.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use attest_core::catalogue::JsonObject;
+use attest_core::{Answer, Catalogue, Config, Decision, Surface};
+use attest_mcp::{CommonArgs, Served, Transport};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use crate::{demo, emit, print};
+
+#[derive(Parser)]
+#[command(name = "attest", version, about = "Auditable research provenance, fully local.", propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    common: CommonArgs,
+    /// Print the whole answer as JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The run ledger: scan artifacts, list, compare and show runs, record results.
+    Runs {
+        #[command(subcommand)]
+        command: RunsCommand,
+    },
+    /// Check the numbers in Markdown drafts against the ledger (exit 1 when any is
+    /// contradicted or malformed).
+    Claims {
+        /// A draft, or a directory of drafts (default: the research root).
+        path: Option<PathBuf>,
+        /// List the decimals no claim covers instead.
+        #[arg(long)]
+        coverage: bool,
+        /// Show only claims with this verdict.
+        #[arg(long, value_enum)]
+        verdict: Option<Verdict>,
+    },
+    /// Show which tool a question would go to, as JSON. With no question, read one
+    /// per line from stdin and print one JSON line each.
+    Route {
+        /// The namespace: runs, sym (feed and kg arrive with their surfaces).
+        surface: String,
+        /// The question.
+        question: Option<String>,
+    },
+    /// Serve MCP: one surface, or with no --surface every tool linked into attest.
+    Serve {
+        /// feed, provenance, knowledge or symbolic.
+        #[arg(long)]
+        surface: Option<String>,
+        /// Serve Streamable HTTP on this address instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+    },
+    /// Write a consistent copy of the database to a new file.
+    Backup {
+        /// Where to write it; must not exist.
+        dest: PathBuf,
+    },
+    /// Print agent configuration for the installed surface binaries.
+    Emit {
+        /// hermes (the mcp_servers YAML) or claude (.mcp.json).
+        #[arg(value_enum)]
+        target: EmitTarget,
+        /// Where the surface binaries are (default: beside this executable).
+        #[arg(long, value_name = "DIR")]
+        bin_dir: Option<PathBuf>,
+    },
+    /// Run the main job on the bundled example workspace, in a temporary database.
+    Demo {
+        /// The workspace to use (default: examples/workspace).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum RunsCommand {
+    /// Read the artifacts under the research root into the ledger.
+    Scan {
+        /// Only this project (a directory under the root).
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// List recorded runs.
+    List {
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        family: Option<String>,
+        #[arg(long, default_value_t = 10)]
+        limit: u32,
+    },
+    /// Rank the arms of a family on a metric, with every caveat.
+    Compare {
+        family: String,
+        #[arg(long)]
+        metric: Option<String>,
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// Show one run: its metrics, config, source file and content hash.
+    Show {
+        name: String,
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// Write new result files for a family's arms, then scan and compare them.
+    Record {
+        family: String,
+        /// The project directory to write into.
+        #[arg(long)]
+        project: String,
+        /// An arm and its metrics: `NAME:metric=value,metric=value`. Repeat per arm.
+        #[arg(long = "arm", value_name = "ARM", required = true)]
+        arms: Vec<String>,
+        /// The corpus the arms were evaluated on.
+        #[arg(long)]
+        corpus: Option<String>,
+        /// Declare a metric's direction: `metric=lower_is_better|higher_is_better`.
+        #[arg(long = "direction", value_name = "METRIC=DIR")]
+        directions: Vec<String>,
+        /// Write the files (without it, only preview).
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Verdict {
+    Supported,
+    Contradicted,
+    Unsupported,
+    Ambiguous,
+    Stale,
+    Uncited,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EmitTarget {
+    Hermes,
+    Claude,
+}
+
+/// Parse, run, and map the outcome to an exit code (2 for usage errors).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::resolve(&attest_mcp::inputs_from_env(&cli.common)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("attest: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("attest: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(cli.command, config, cli.json)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("attest: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Usage error: message to stderr, exit 2.
+fn usage(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
+    eprintln!("attest: {msg}");
+    Ok(ExitCode::from(2))
+}
+
+async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Runs { command } => runs(command, &config, json).await,
+        Command::Claims { path, coverage, verdict } => claims(path, coverage, verdict, &config, json).await,
+        Command::Route { surface, question } => route(&surface, question),
+        Command::Serve { surface, http } => serve(surface, http, &config).await,
+        Command::Backup { dest } => {
+            let store = attest_store::Store::open(&config.db).await?;
+            store.backup(&dest).await?;
+            println!("wrote a copy of {} to {}", config.db.display(), dest.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Emit { target, bin_dir } => {
+            let dir = match bin_dir {
+                Some(d) => d,
+                None => std::env::current_exe()?.parent().context("executable has no directory")?.to_path_buf(),
+            };
+            let (found, missing) = emit::find_binaries(&dir);
+            for s in &missing {
+                eprintln!("note: {} is not installed in {}; its surface is left out", s.binary, dir.display());
+            }
+            if found.is_empty() {
+                return usage(format!(
+                    "no surface binaries in {}: install them first (see README), or pass --bin-dir",
+                    dir.display()
+                ));
+            }
+            print!(
+                "{}",
+                match target {
+                    EmitTarget::Hermes => emit::hermes(&found, &config),
+                    EmitTarget::Claude => emit::claude(&found, &config),
+                }
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Demo { workspace } => demo::run(workspace).await,
+    }
+}
+
+/// Every tool linked into this binary, optionally cut to one surface.
+pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
+    let mut c = Catalogue::new();
+    c.extend(attest_runs::tools::catalogue(config).await?);
+    Ok(c)
+}
+
+/// Call a tool and print its answer; returns the answer for exit-code decisions.
+async fn call(config: &Config, tool: &str, args: Value, json: bool) -> anyhow::Result<Answer<Value>> {
+    let catalogue = catalogue(config).await?;
+    let args: JsonObject = args.as_object().cloned().unwrap_or_default();
+    let answer = catalogue.call(tool, args).await.map_err(|f| anyhow::anyhow!("{f}"))?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
+    } else {
+        print::answer(&mut out, &answer)?;
+    }
+    Ok(answer)
+}
+
+fn code(answer: &Answer<Value>) -> ExitCode {
+    if answer.ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+async fn runs(command: RunsCommand, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+    let (tool, args) = match command {
+        RunsCommand::Scan { project } => {
+            ("runs.scan", json!({ "project": project, "confirm": true, "progress": std::io::stderr().is_terminal() }))
+        }
+        RunsCommand::List { project, family, limit } => {
+            ("runs.list", json!({ "project": project, "family": family, "limit": limit }))
+        }
+        RunsCommand::Compare { family, metric, project } => {
+            ("runs.compare", json!({ "family": family, "metric": metric, "project": project }))
+        }
+        RunsCommand::Show { name, project } => ("runs.detail", json!({ "name": name, "project": project })),
+        RunsCommand::Record { family, project, arms, corpus, directions, yes } => {
+            let arms = match parse_arms(&arms) {
+                Ok(a) => a,
+                Err(e) => return usage(e),
+            };
+            let directions = match parse_pairs(&directions) {
+                Ok(d) => d,
+                Err(e) => return usage(e),
+            };
+            (
+                "runs.record",
+                json!({ "family": family, "project": project, "arms": arms, "corpus": corpus,
+                        "directions": directions, "confirm": yes }),
+            )
+        }
+    };
+    let answer = call(config, tool, args, json).await?;
+    Ok(code(&answer))
+}
+
+fn parse_arms(specs: &[String]) -> anyhow::Result<Value> {
+    let mut arms = serde_json::Map::new();
+    for spec in specs {
+        let Some((arm, metrics)) = spec.split_once(':') else {
+            bail!("--arm '{spec}' should look like NAME:metric=value,metric=value");
+        };
+        let mut m = serde_json::Map::new();
+        for pair in metrics.split(',').filter(|p| !p.trim().is_empty()) {
+            let Some((k, v)) = pair.split_once('=') else { bail!("--arm '{spec}': '{pair}' is not metric=value") };
+            let v: f64 = v.trim().parse().with_context(|| format!("--arm '{spec}': '{v}' is not a number"))?;
+            m.insert(k.trim().to_string(), json!(v));
+        }
+        arms.insert(arm.trim().to_string(), Value::Object(m));
+    }
+    Ok(Value::Object(arms))
+}
+
+fn parse_pairs(specs: &[String]) -> anyhow::Result<Value> {
+    let mut out = serde_json::Map::new();
+    for spec in specs {
+        let Some((k, v)) = spec.split_once('=') else { bail!("--direction '{spec}' should be metric=lower_is_better") };
+        out.insert(k.trim().to_string(), json!(v.trim()));
+    }
+    Ok(Value::Object(out))
+}
+
+async fn claims(
+    path: Option<PathBuf>,
+    coverage: bool,
+    verdict: Option<Verdict>,
+    config: &Config,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let path = match path.or_else(|| config.root.clone()) {
+        Some(p) => p,
+        None => return usage("pass a draft or directory, or set RESEARCH_ROOT"),
+    };
+    let path = std::path::absolute(&path).unwrap_or(path);
+    if coverage {
+        let a = call(config, "runs.claims_coverage", json!({ "path": path }), json).await?;
+        return Ok(code(&a));
+    }
+    let verdict = verdict.map(|v| v.to_possible_value().map(|p| p.get_name().to_string()).unwrap_or_default());
+    let a = call(config, "runs.claims_check", json!({ "path": path, "verdict": verdict }), json).await?;
+    if !a.ok {
+        return Ok(ExitCode::FAILURE);
+    }
+    // Gate a commit: anything contradicted or malformed fails.
+    let data = a.data.unwrap_or(Value::Null);
+    let contradicted = data["counts"]["contradicted"].as_u64().unwrap_or(0);
+    let malformed = data["malformed"].as_array().map_or(0, Vec::len) as u64;
+    Ok(if contradicted + malformed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn router(namespace: &str) -> Option<fn(&str) -> Decision> {
+    match namespace {
+        "runs" | "provenance" => Some(attest_runs::router::route),
+        "sym" | "symbolic" => Some(|q| attest_sym::route(q, "")),
+        _ => None,
+    }
+}
+
+fn decision_json(d: &Decision) -> Value {
+    json!({ "tool": d.tool, "args": d.args, "options": d.options, "answer": d.answer })
+}
+
+fn route(surface: &str, question: Option<String>) -> anyhow::Result<ExitCode> {
+    let Some(route) = router(surface) else {
+        let known = ["runs", "sym"];
+        if ["feed", "kg", "knowledge"].contains(&surface) {
+            return usage(format!("the {surface} router is not built into this attest yet; routers here: runs, sym"));
+        }
+        return usage(format!("unknown surface '{surface}': use one of {}", known.join(", ")));
+    };
+    let mut out = std::io::stdout().lock();
+    match question {
+        Some(q) => writeln!(out, "{}", decision_json(&route(&q)))?,
+        None => {
+            for line in std::io::stdin().lock().lines() {
+                writeln!(out, "{}", decision_json(&route(&line?)))?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(surface: Option<String>, http: Option<SocketAddr>, config: &Config) -> anyhow::Result<ExitCode> {
+    let catalogue = catalogue(config).await?;
+    let served = match surface.as_deref() {
+        None => Served::flat(catalogue, config.tool_names),
+        Some(name) => match Surface::find(name) {
+            Some(s) if catalogue.tools().iter().any(|t| s.allows(t.name())) => {
+                Served::surface(catalogue, s, config.tool_names, config.expand)
+            }
+            Some(s) => return usage(format!("the {} surface is not built into this attest yet", s.name)),
+            None => {
+                let names: Vec<&str> = attest_core::SURFACES.iter().map(|s| s.name).collect();
+                return usage(format!("unknown surface '{name}': use one of {}", names.join(", ")));
+            }
+        },
+    };
+    let transport = http.map_or(Transport::Stdio, Transport::Http);
+    attest_mcp::serve(served, transport, config.http_token.as_deref()).await?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,141 @@
+//! `attest emit hermes|claude`: agent configuration for the surface binaries.
+//!
+//! Hermes Agent passes its MCP servers no working directory and only a handful of
+//! environment variables, so every entry carries absolute paths and the `env` its
+//! server reads.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use attest_core::{Config, SURFACES, Surface};
+use serde_json::{Value, json};
+
+/// A surface binary found beside this executable.
+pub struct Found {
+    pub surface: &'static Surface,
+    pub path: PathBuf,
+}
+
+/// Surface binaries installed beside `attest` (or in `dir`).
+pub fn find_binaries(dir: &Path) -> (Vec<Found>, Vec<&'static Surface>) {
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    for s in SURFACES {
+        let p = dir.join(format!("{}{}", s.binary, std::env::consts::EXE_SUFFIX));
+        if p.is_file() { found.push(Found { surface: s, path: p }) } else { missing.push(s) }
+    }
+    (found, missing)
+}
+
+fn env_for(s: &Surface, config: &Config) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    for var in s.env {
+        match *var {
+            "ATTEST_DB" => {
+                env.insert(var.to_string(), absolute(&config.db).display().to_string());
+            }
+            "RESEARCH_ROOT" => {
+                if let Some(r) = &config.root {
+                    env.insert(var.to_string(), absolute(r).display().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(d) = &config.metric_directions {
+        if s.name == "provenance" {
+            env.insert("ATTEST_METRIC_DIRECTIONS".into(), absolute(d).display().to_string());
+        }
+    }
+    env
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn yaml_str(s: &str) -> String {
+    // JSON strings are valid YAML flow scalars, and quote everything that needs it.
+    Value::String(s.to_string()).to_string()
+}
+
+/// The `mcp_servers` YAML for Hermes Agent, one entry per surface binary found.
+pub fn hermes(found: &[Found], config: &Config) -> String {
+    let mut out = String::from("mcp_servers:\n");
+    for f in found {
+        out.push_str(&format!("  {}:\n", f.surface.binary));
+        out.push_str(&format!("    command: {}\n", yaml_str(&f.path.display().to_string())));
+        out.push_str("    args: []\n");
+        let env = env_for(f.surface, config);
+        if env.is_empty() {
+            out.push_str("    env: {}\n");
+        } else {
+            out.push_str("    env:\n");
+            for (k, v) in env {
+                out.push_str(&format!("      {k}: {}\n", yaml_str(&v)));
+            }
+        }
+        out.push_str("    timeout: 120\n");
+        // attest advertises neither resources nor prompts; say so, so Hermes adds no
+        // utility tools for them either.
+        out.push_str("    tools: {resources: false, prompts: false}\n");
+    }
+    out
+}
+
+/// Claude Code's `.mcp.json`, one entry per surface binary found.
+pub fn claude(found: &[Found], config: &Config) -> String {
+    let servers: serde_json::Map<String, Value> = found
+        .iter()
+        .map(|f| {
+            (
+                f.surface.binary.to_string(),
+                json!({
+                    "command": f.path.display().to_string(),
+                    "args": [],
+                    "env": env_for(f.surface, config),
+                }),
+            )
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap_or_default() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        Config {
+            db: "/data/attest.db".into(),
+            root: Some("/work/ws".into()),
+            tool_names: Default::default(),
+            expand: false,
+            http_token: None,
+            metric_directions: None,
+        }
+    }
+
+    #[test]
+    fn hermes_yaml_carries_absolute_paths_and_env() {
+        let found = vec![Found { surface: Surface::find("provenance").unwrap(), path: "/bin/attest-provenance".into() }];
+        let y = hermes(&found, &config());
+        let v: serde_norway::Value = serde_norway::from_str(&y).unwrap();
+        let e = &v["mcp_servers"]["attest-provenance"];
+        assert_eq!(e["command"].as_str(), Some("/bin/attest-provenance"));
+        assert_eq!(e["env"]["ATTEST_DB"].as_str(), Some("/data/attest.db"));
+        assert_eq!(e["env"]["RESEARCH_ROOT"].as_str(), Some("/work/ws"));
+        assert_eq!(e["tools"]["resources"].as_bool(), Some(false));
+    }
+
+    #[test]
+    fn claude_json_has_one_server_per_binary() {
+        let found = vec![
+            Found { surface: Surface::find("provenance").unwrap(), path: "/bin/attest-provenance".into() },
+            Found { surface: Surface::find("symbolic").unwrap(), path: "/bin/attest-symbolic".into() },
+        ];
+        let v: Value = serde_json::from_str(&claude(&found, &config())).unwrap();
+        assert_eq!(v["mcpServers"].as_object().unwrap().len(), 2);
+        assert_eq!(v["mcpServers"]["attest-symbolic"]["env"], json!({}));
+    }
+}
