@@ -6,6 +6,7 @@ pub mod eval;
 pub mod expr;
 pub mod limits;
 pub mod nf;
+pub mod ops;
 pub mod parse;
 pub mod poly;
 pub mod verify;
