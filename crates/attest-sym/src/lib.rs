@@ -4,11 +4,13 @@
 pub mod error;
 pub mod eval;
 pub mod expr;
+pub mod integrate;
 pub mod limits;
 pub mod nf;
 pub mod ops;
 pub mod parse;
 pub mod poly;
+pub mod solve;
 pub mod verify;
 
 pub use error::{Result, SymError};

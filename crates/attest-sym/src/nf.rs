@@ -290,6 +290,9 @@ impl Nf {
             return self.inv(cx)?.pow_int(-n, cx);
         }
         let n = n as u64;
+        if n == 0 {
+            return Ok(Nf::one());
+        }
         for p in [&self.num, &self.den] {
             expansion_check(p.len(), n, &cx.budget.limits)?;
         }

@@ -1,0 +1,484 @@
+//! Solving one equation in one variable: exact roots of polynomials up to degree 3
+//! (rational roots of any degree, biquadratics), numeric roots otherwise. Every root
+//! is substituted back into the original equation and the residual reported.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+
+use crate::error::{Result, SymError};
+use crate::eval::{FloatEnv, eval_f64, q_to_f64};
+use crate::expr::{Expr, Func, Q, q, qf};
+use crate::limits::Limits;
+use crate::nf::{Atom, Cx, Nf, apply, normal_form, root};
+use crate::ops::resolve_var;
+use crate::parse::parse_statement;
+use crate::verify::lower;
+
+/// One root and how it was checked.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SolvedRoot {
+    /// The root, exactly when `exact`, else a decimal.
+    pub value: String,
+    /// Its numeric value.
+    pub numeric: f64,
+    /// Whether `value` is exact.
+    pub exact: bool,
+    /// How many times it is a root of the polynomial (1 for numeric roots).
+    pub multiplicity: u32,
+    /// `left − right` of the original equation at the root: `0` when checked exactly,
+    /// else the floating-point residual.
+    pub residual: String,
+    /// Whether the check passed (exactly zero, or a residual within 1e-9 relative).
+    pub checked: bool,
+}
+
+/// The answer of [`solve`].
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Solution {
+    /// The equation as read, `lhs = rhs`.
+    pub equation: String,
+    /// The variable solved for.
+    pub variable: String,
+    /// The real roots, in increasing order.
+    pub roots: Vec<SolvedRoot>,
+    /// What kind of solving was done and what is not listed (complex roots, roots
+    /// outside the scanned range, excluded points).
+    pub notes: Vec<String>,
+}
+
+/// Solve `text` (an equation, or an expression taken as `= 0`) for `var`.
+pub fn solve(text: &str, var: Option<&str>, limits: &Limits) -> Result<Solution> {
+    let st = parse_statement(text, limits)?;
+    let rhs = st.rhs.unwrap_or_else(|| Expr::int(0));
+    let whole = Expr::sub(st.lhs.clone(), rhs.clone());
+    let v = resolve_var(&whole, var)?;
+    let mut cx = Cx::new(*limits);
+    let nf = normal_form(&whole, &mut cx)?;
+    let mut out = Solution {
+        equation: format!("{} = {}", st.lhs, rhs),
+        variable: v.clone(),
+        roots: Vec::new(),
+        notes: Vec::new(),
+    };
+    if nf.is_zero() {
+        out.notes.push("the equation holds for every value (both sides are identical)".into());
+        return Ok(out);
+    }
+    let xa = Atom::Sym(v.clone());
+    let poly_in_v = nf.num.atoms().iter().all(|a| *a == xa || !Nf::atom(a.clone()).free_symbols().contains(&v));
+    let consts: Option<Vec<Q>> = poly_in_v
+        .then(|| {
+            let cs = nf.num.coeffs_in(&xa);
+            let deg = cs.keys().next_back().copied().unwrap_or(0);
+            (0..=deg).map(|d| cs.get(&d).map_or(Some(Q::zero()), |p| p.as_const())).collect()
+        })
+        .flatten();
+    let candidates = match consts {
+        Some(c) if c.len() > 1 => poly_roots(&c, &mut out.notes, &mut cx)?,
+        Some(_) => {
+            out.notes.push("the equation has no solution: it reduces to a non-zero constant".into());
+            return Ok(out);
+        }
+        None if poly_in_v && nf.num.degree_in(&xa) <= 2 => symbolic_roots(&nf, &xa, &mut out.notes, &mut cx)?,
+        None => numeric_scan(&whole, &v, limits, &mut out.notes)?,
+    };
+    let lowered_l = lower(&st.lhs, limits)?;
+    let lowered_r = lower(&rhs, limits)?;
+    for (value, mult) in candidates {
+        match check_root(&st.lhs, &rhs, &lowered_l, &lowered_r, &v, &value, mult, limits) {
+            Some(r) => out.roots.push(r),
+            None => out.notes.push(format!("{v} = {value} is excluded: the equation is undefined there")),
+        }
+    }
+    out.roots.sort_by(|a, b| a.numeric.total_cmp(&b.numeric));
+    Ok(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_root(
+    l: &Expr,
+    r: &Expr,
+    ll: &Expr,
+    rl: &Expr,
+    v: &str,
+    value: &Nf,
+    mult: u32,
+    limits: &Limits,
+) -> Option<SolvedRoot> {
+    let ve = value.to_expr();
+    let free = value.free_symbols();
+    let numeric = if free.is_empty() { eval_f64(&ve, &FloatEnv::new()) } else { Some(f64::NAN) }?;
+    let exact = value.atoms().iter().all(|a| !matches!(a, Atom::Sym(s) if s.starts_with('~')));
+    let sub = |e: &Expr| e.substitute(&|n| (n == v).then(|| ve.clone()));
+    let diff = Expr::sub(sub(l), sub(r));
+    let exact_zero = normal_form(&diff, &mut Cx::new(*limits)).map(|d| d.is_zero()).unwrap_or(false);
+    let (residual, checked) = if exact_zero {
+        ("0".to_string(), true)
+    } else if free.is_empty() {
+        let env: FloatEnv = [(v.to_string(), numeric)].into();
+        let (a, b) = (eval_f64(ll, &env)?, eval_f64(rl, &env)?);
+        let res = a - b;
+        (attest_core::text::fmt_sig(res, 3), res.abs() <= 1e-9 * 1f64.max(a.abs()).max(b.abs()))
+    } else {
+        ("not checked (symbolic root)".to_string(), false)
+    };
+    Some(SolvedRoot {
+        value: if exact { value.to_string() } else { attest_core::text::fmt_sig(numeric, 12) },
+        numeric,
+        exact,
+        multiplicity: mult,
+        residual,
+        checked,
+    })
+}
+
+fn eval_poly(c: &[Q], x: &Q) -> Q {
+    c.iter().rev().fold(Q::zero(), |acc, k| acc * x + k)
+}
+
+fn deflate(c: &[Q], r: &Q) -> Vec<Q> {
+    // synthetic division by (x - r), coefficients low → high
+    let n = c.len() - 1;
+    let mut out = vec![Q::zero(); n];
+    let mut carry = Q::zero();
+    for i in (0..n).rev() {
+        carry = &c[i + 1] + &carry * r;
+        out[i] = carry.clone();
+    }
+    out
+}
+
+fn divisors(n: &BigInt) -> Option<Vec<BigInt>> {
+    let n = n.abs().to_u64().filter(|n| *n <= 1_000_000_000_000)?;
+    let mut out = Vec::new();
+    let mut d = 1u64;
+    while d * d <= n {
+        if n % d == 0 {
+            out.push(BigInt::from(d));
+            out.push(BigInt::from(n / d));
+        }
+        d += 1;
+    }
+    Some(out)
+}
+
+type Candidates = Vec<(Nf, u32)>;
+
+fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
+    let mut c: Vec<Q> = c.to_vec();
+    while c.last().is_some_and(Zero::is_zero) {
+        c.pop();
+    }
+    let mut found: Vec<(Q, u32)> = Vec::new();
+    let mut zero_mult = 0;
+    while c.len() > 1 && c[0].is_zero() {
+        c.remove(0);
+        zero_mult += 1;
+    }
+    if zero_mult > 0 {
+        found.push((Q::zero(), zero_mult));
+    }
+    // Rational roots: p | a0, q | an, after clearing denominators.
+    let lcm = c.iter().fold(BigInt::one(), |l, k| l.lcm(k.denom()));
+    let ints: Vec<BigInt> = c.iter().map(|k| (k * Q::from_integer(lcm.clone())).to_integer()).collect();
+    if c.len() > 2 {
+        if let (Some(ps), Some(qs)) = (divisors(&ints[0]), divisors(ints.last().expect("non-empty"))) {
+            'outer: for p in &ps {
+                for qd in &qs {
+                    for sign in [1, -1] {
+                        let r = Q::new(p * sign, qd.clone());
+                        let mut m = 0;
+                        while c.len() > 1 && eval_poly(&c, &r).is_zero() {
+                            c = deflate(&c, &r);
+                            m += 1;
+                        }
+                        if m > 0 {
+                            found.push((r, m));
+                        }
+                        if c.len() <= 1 {
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+        } else {
+            notes.push("coefficients too large for the rational-root search".into());
+        }
+    }
+    let mut out: Candidates = found.into_iter().map(|(r, m)| (Nf::constant(r), m)).collect();
+    out.extend(remaining_roots(&c, notes, cx)?);
+    Ok(out)
+}
+
+fn remaining_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
+    let k = |x: Q| Nf::constant(x);
+    match c.len() {
+        0 | 1 => Ok(Vec::new()),
+        2 => Ok(vec![(k(-&c[0] / &c[1]), 1)]),
+        3 => {
+            let roots = quadratic(&c[2], &c[1], &c[0], notes, cx)?;
+            Ok(roots.into_iter().map(|r| (r, 1)).collect())
+        }
+        4 => cubic(c, notes, cx),
+        5 if c[1].is_zero() && c[3].is_zero() => {
+            notes.push("biquadratic: solved as a quadratic in x²".into());
+            let mut out = Vec::new();
+            let mut sub_notes = Vec::new();
+            for y in quadratic(&c[4], &c[2], &c[0], &mut sub_notes, cx)? {
+                let yv = q_to_f64(&y.as_const().unwrap_or_else(Q::zero));
+                if y.as_const().is_none() {
+                    if let Some(f) = eval_f64(&y.to_expr(), &FloatEnv::new()).filter(|f| *f >= 0.0) {
+                        let _ = f;
+                    } else {
+                        continue;
+                    }
+                } else if yv < 0.0 {
+                    continue;
+                }
+                let s = root(&y, 2, cx)?;
+                out.push((s.neg(), 1));
+                out.push((s, 1));
+            }
+            if out.len() < 4 {
+                notes.push("the remaining roots are complex and not listed".into());
+            }
+            Ok(out)
+        }
+        _ => {
+            notes.push(format!(
+                "no exact formula used for the remaining degree-{} factor: its real roots are numeric (Durand–Kerner, polished by Newton's method)",
+                c.len() - 1
+            ));
+            Ok(numeric_poly_roots(c).into_iter().map(|r| (numeric_root(r), 1)).collect())
+        }
+    }
+}
+
+/// A numeric root, marked so that it prints as a decimal.
+fn numeric_root(r: f64) -> Nf {
+    let approx = Q::from_float(r).unwrap_or_else(Q::zero);
+    Nf::constant(approx)
+        .add(&Nf::atom(Atom::Sym("~".into())).scale(&Q::zero()), &mut Cx::new(Limits::default()))
+        .unwrap_or_else(|_| Nf::zero())
+}
+
+fn quadratic(a: &Q, b: &Q, c: &Q, notes: &mut Vec<String>, cx: &mut Cx) -> Result<Vec<Nf>> {
+    let disc = b * b - q(4) * a * c;
+    let two_a = a * q(2);
+    let mid = Nf::constant(-b / &two_a);
+    if disc.is_negative() {
+        let im = (-&disc).to_f64().unwrap_or(f64::NAN).sqrt() / q_to_f64(&two_a).abs();
+        notes.push(format!(
+            "no real roots from the quadratic factor: its roots are complex, {} ± {}i",
+            attest_core::text::fmt_g(q_to_f64(&(-b / &two_a))),
+            attest_core::text::fmt_g(im)
+        ));
+        return Ok(Vec::new());
+    }
+    if disc.is_zero() {
+        return Ok(vec![mid]);
+    }
+    let s = root(&Nf::constant(disc), 2, cx)?.scale(&two_a.recip());
+    Ok(vec![mid.sub(&s, cx)?, mid.add(&s, cx)?])
+}
+
+/// Cardano for one real root, the trigonometric form for three.
+fn cubic(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
+    let (a, b, cc, d) = (&c[3], &c[2], &c[1], &c[0]);
+    // x = t - b/(3a): t^3 + p t + q = 0
+    let shift = -b / (a * q(3));
+    let p = (q(3) * a * cc - b * b) / (q(3) * a * a);
+    let qq = (q(2) * b * b * b - q(9) * a * b * cc + q(27) * a * a * d) / (q(27) * a * a * a);
+    let delta = &qq * &qq / q(4) + &p * &p * &p / q(27);
+    let sh = Nf::constant(shift);
+    if delta.is_positive() {
+        notes.push("cubic: one real root (Cardano's formula); the other two are complex".into());
+        let sd = root(&Nf::constant(delta), 2, cx)?;
+        let half_q = Nf::constant(-&qq / q(2));
+        let u = root(&half_q.add(&sd, cx)?, 3, cx)?;
+        let w = root(&half_q.sub(&sd, cx)?, 3, cx)?;
+        return Ok(vec![(u.add(&w, cx)?.add(&sh, cx)?, 1)]);
+    }
+    notes.push("cubic with three real roots: trigonometric form".into());
+    // t_k = 2 sqrt(-p/3) cos( acos( (3q/(2p)) sqrt(-3/p) ) / 3 - 2πk/3 )
+    let m = root(&Nf::constant(-&p / q(3)), 2, cx)?.scale(&q(2));
+    let arg_in = root(&Nf::constant(q(-3) / &p), 2, cx)?.scale(&(q(3) * &qq / (q(2) * &p)));
+    let theta = apply(Func::Acos, &arg_in, cx)?.scale(&qf(1, 3));
+    let mut out = Vec::new();
+    for k in 0..3 {
+        let ang = theta.sub(&Nf::atom(Atom::Pi).scale(&qf(2 * k, 3)), cx)?;
+        let t = m.mul(&apply(Func::Cos, &ang, cx)?, cx)?;
+        out.push((t.add(&sh, cx)?, 1));
+    }
+    Ok(out)
+}
+
+/// Real roots of a polynomial with rational coefficients, numerically.
+fn numeric_poly_roots(c: &[Q]) -> Vec<f64> {
+    let cf: Vec<f64> = c.iter().map(q_to_f64).collect();
+    let n = cf.len() - 1;
+    let lead = cf[n];
+    let mon: Vec<f64> = cf.iter().map(|k| k / lead).collect();
+    let mut zs: Vec<(f64, f64)> = (0..n)
+        .map(|k| {
+            let a = 0.4 + 0.9 * k as f64;
+            let r = 1.0 + mon.iter().map(|x| x.abs()).fold(0.0, f64::max);
+            (r * a.cos() * 0.5, r * a.sin() * 0.5)
+        })
+        .collect();
+    let eval = |z: (f64, f64)| {
+        let mut acc = (0.0, 0.0);
+        for k in mon.iter().rev() {
+            acc = (acc.0 * z.0 - acc.1 * z.1 + k, acc.0 * z.1 + acc.1 * z.0);
+        }
+        acc
+    };
+    for _ in 0..500 {
+        let prev = zs.clone();
+        for i in 0..n {
+            let num = eval(zs[i]);
+            let mut den = (1.0, 0.0);
+            for (j, zj) in prev.iter().enumerate() {
+                if i != j {
+                    let d = (zs[i].0 - zj.0, zs[i].1 - zj.1);
+                    den = (den.0 * d.0 - den.1 * d.1, den.0 * d.1 + den.1 * d.0);
+                }
+            }
+            let dd = den.0 * den.0 + den.1 * den.1;
+            if dd == 0.0 {
+                continue;
+            }
+            let step = ((num.0 * den.0 + num.1 * den.1) / dd, (num.1 * den.0 - num.0 * den.1) / dd);
+            zs[i] = (zs[i].0 - step.0, zs[i].1 - step.1);
+        }
+    }
+    let p = |x: f64| cf.iter().rev().fold(0.0, |acc, k| acc * x + k);
+    let dp = |x: f64| cf.iter().enumerate().skip(1).rev().fold(0.0, |acc, (i, k)| acc * x + k * i as f64);
+    let mut out: Vec<f64> = Vec::new();
+    for (re, im) in zs {
+        if im.abs() > 1e-7 * (1.0 + re.abs()) {
+            continue;
+        }
+        let mut x = re;
+        for _ in 0..50 {
+            let d = dp(x);
+            if d == 0.0 {
+                break;
+            }
+            x -= p(x) / d;
+        }
+        if !out.iter().any(|y| (y - x).abs() < 1e-9 * (1.0 + x.abs())) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Sign changes and zeros of `lhs - rhs` on [-10, 10], refined by bisection.
+fn numeric_scan(whole: &Expr, v: &str, limits: &Limits, notes: &mut Vec<String>) -> Result<Candidates> {
+    let f = lower(whole, limits)?;
+    let others: Vec<String> = f.free_symbols().into_iter().filter(|s| s != v).collect();
+    if !others.is_empty() {
+        return Err(SymError::unsupported(format!(
+            "cannot solve for {v}: the equation is not polynomial in {v} and also involves {}",
+            others.join(", ")
+        )));
+    }
+    notes.push("not a polynomial: real roots found numerically by scanning [-10, 10] and bisecting; roots outside that range are not listed".into());
+    let at = |x: f64| eval_f64(&f, &[(v.to_string(), x)].into());
+    let n = 4000;
+    let xs: Vec<f64> = (0..=n).map(|i| -10.0 + 20.0 * i as f64 / n as f64).collect();
+    let mut roots: Vec<f64> = Vec::new();
+    for w in xs.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (Some(fa), Some(fb)) = (at(a), at(b)) else { continue };
+        if fa == 0.0 {
+            roots.push(a);
+            continue;
+        }
+        if fa.signum() == fb.signum() {
+            continue;
+        }
+        let (mut lo, mut hi, mut flo) = (a, b, fa);
+        let mut ok = true;
+        for _ in 0..80 {
+            let mid = 0.5 * (lo + hi);
+            let Some(fm) = at(mid) else {
+                ok = false;
+                break;
+            };
+            if fm.signum() == flo.signum() {
+                lo = mid;
+                flo = fm;
+            } else {
+                hi = mid;
+            }
+        }
+        let x = 0.5 * (lo + hi);
+        // A sign change across a pole is not a root.
+        if ok && at(x).is_some_and(|y| y.abs() < 1e-6) && !roots.iter().any(|r| (r - x).abs() < 1e-9) {
+            roots.push(x);
+        }
+    }
+    if roots.len() > 50 {
+        notes.push(format!("{} roots found; only the 50 nearest to 0 are listed", roots.len()));
+        roots.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
+        roots.truncate(50);
+    }
+    Ok(roots.into_iter().map(|r| (numeric_root(r), 1)).collect())
+}
+
+/// Linear or quadratic equations whose coefficients involve other variables.
+fn symbolic_roots(nf: &Nf, xa: &Atom, notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
+    let cs = nf.num.coeffs_in(xa);
+    let get = |d: u32| Nf { num: cs.get(&d).cloned().unwrap_or_default(), den: crate::poly::Poly::one() };
+    let (a, b, c) = (get(2), get(1), get(0));
+    if a.is_zero() {
+        notes.push(format!("linear in the variable; assumes {} ≠ 0", b));
+        return Ok(vec![(c.neg().div(&b, cx)?, 1)]);
+    }
+    notes.push(format!("quadratic formula; assumes {a} ≠ 0 and a non-negative discriminant"));
+    let disc = b.mul(&b, cx)?.sub(&a.mul(&c, cx)?.scale(&q(4)), cx)?;
+    let s = root(&disc, 2, cx)?;
+    let two_a = a.scale(&q(2));
+    let mb = b.neg();
+    Ok(vec![(mb.sub(&s, cx)?.div(&two_a, cx)?, 1), (mb.add(&s, cx)?.div(&two_a, cx)?, 1)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roots(s: &str) -> Vec<String> {
+        solve(s, None, &Limits::default())
+            .unwrap_or_else(|e| panic!("{s}: {e}"))
+            .roots
+            .into_iter()
+            .map(|r| {
+                assert!(r.checked, "{s}: {} not checked ({})", r.value, r.residual);
+                r.value
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exact_and_numeric_roots() {
+        assert_eq!(roots("x^2 - 5x + 6"), ["2", "3"]);
+        assert_eq!(roots("x^2 = 2"), ["-sqrt(2)", "sqrt(2)"]);
+        assert_eq!(roots("2x + 1 = 0"), ["-1/2"]);
+        assert_eq!(roots("x^3 - 6x^2 + 11x - 6"), ["1", "2", "3"]);
+        assert_eq!(roots("x^4 - 5x^2 + 4"), ["-2", "-1", "1", "2"]);
+        assert_eq!(roots("x^3 - 2").len(), 1);
+        assert_eq!(roots("x^3 - 3x + 1").len(), 3);
+        assert_eq!(roots("x^5 - x - 1").len(), 1);
+        assert_eq!(roots("cos(x) = x").len(), 1);
+        assert!(roots("x^2 + 1").is_empty());
+        let s = solve("(x^2-1)/(x-1) = 0", None, &Limits::default()).unwrap();
+        assert_eq!(s.roots.len(), 1);
+        assert_eq!(s.roots[0].value, "-1");
+    }
+}
