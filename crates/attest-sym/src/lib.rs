@@ -1,6 +1,7 @@
 //! Exact algebra and calculus for attest.
 #![warn(missing_docs)]
 
+pub mod derivation;
 pub mod error;
 pub mod eval;
 pub mod expr;
@@ -10,6 +11,7 @@ pub mod nf;
 pub mod ops;
 pub mod parse;
 pub mod poly;
+pub mod router;
 pub mod solve;
 pub mod verify;
 

@@ -65,7 +65,7 @@ impl Tok {
 }
 
 /// Names read as one piece when letters run together ("sinx" is sin x).
-const KNOWN: &[&str] = &[
+pub(crate) const KNOWN: &[&str] = &[
     "arcsin",
     "arccos",
     "arctan",

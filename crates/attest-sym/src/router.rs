@@ -1,0 +1,604 @@
+//! The `sym.ask` router: a pure function from a question (and an optional
+//! expression) to a [`Decision`]. Rules are data, matched on whole words; there is no
+//! catch-all: a bare expression is asked back, and other surfaces' questions are
+//! declined by name.
+
+use attest_core::Decision;
+use attest_core::route::{Question, Rule, elsewhere, first_match};
+use serde_json::{Map, Value, json};
+
+use crate::parse::KNOWN;
+
+/// The routing table, in order: the first rule with a phrase in the question wins.
+pub const RULES: &[Rule] = &[
+    Rule {
+        tool: "sym.check",
+        phrases: &[
+            "check each step",
+            "check every step",
+            "check my steps",
+            "check the steps",
+            "check my derivation",
+            "check this derivation",
+            "check the derivation",
+            "each step",
+            "every step",
+            "line by line",
+            "each line",
+            "every line",
+        ],
+    },
+    Rule {
+        tool: "sym.derivation",
+        phrases: &[
+            "show the steps",
+            "show me the steps",
+            "show steps",
+            "show the work",
+            "show your work",
+            "show the working",
+            "step by step",
+            "steps",
+            "how do you get",
+            "how do i get",
+            "walk me through",
+            "work through",
+        ],
+    },
+    Rule {
+        tool: "sym.verify",
+        phrases: &[
+            "equal to",
+            "equals",
+            "equal",
+            "the same as",
+            "same as",
+            "identity",
+            "identical",
+            "equivalent",
+            "verify",
+            "prove",
+            "disprove",
+            "is it true",
+            "is this true",
+            "true that",
+            "does it hold",
+            "hold",
+            "holds",
+        ],
+    },
+    Rule {
+        tool: "sym.integrate",
+        phrases: &[
+            "antiderivative",
+            "antiderivatives",
+            "anti derivative",
+            "integrate",
+            "integral",
+            "integrals",
+            "integrating",
+            "primitive of",
+            "area under",
+        ],
+    },
+    Rule {
+        tool: "sym.differentiate",
+        phrases: &[
+            "differentiate",
+            "derivative",
+            "derivatives",
+            "differentiating",
+            "derive",
+            "rate of change",
+            "slope of",
+            "gradient of",
+        ],
+    },
+    Rule {
+        tool: "sym.solve",
+        phrases: &[
+            "solve",
+            "solving",
+            "roots",
+            "root of",
+            "zeros of",
+            "zeroes of",
+            "solutions",
+            "solution of",
+            "solution to",
+            "for which",
+            "find x",
+        ],
+    },
+    Rule {
+        tool: "sym.evaluate",
+        phrases: &[
+            "evaluate",
+            "compute",
+            "calculate",
+            "value of",
+            "how much",
+            "numerically",
+            "numeric value",
+            "convert",
+            "plug in",
+            "substitute",
+        ],
+    },
+    Rule {
+        tool: "sym.simplify",
+        phrases: &[
+            "simplify",
+            "simplified",
+            "simplest form",
+            "reduce",
+            "cancel",
+            "expand",
+            "factor",
+            "factorise",
+            "factorize",
+            "tidy",
+            "canonical",
+            "normal form",
+        ],
+    },
+    Rule { tool: "sym.verify", phrases: &["correct", "right", "true", "valid", "wrong", "mistake"] },
+];
+
+/// Every tool the router may choose, for asking back.
+pub const TOOLS: &[&str] = &[
+    "sym.simplify",
+    "sym.solve",
+    "sym.differentiate",
+    "sym.integrate",
+    "sym.derivation",
+    "sym.verify",
+    "sym.evaluate",
+    "sym.check",
+];
+
+/// Route a question (with an optional expression) to a sym tool, ask back, or
+/// decline naming the surface that owns it.
+pub fn route(question: &str, expr: &str) -> Decision {
+    let q = Question::new(question);
+    let expr = expr.trim();
+    let found = if expr.is_empty() { extract(question) } else { Extracted::from_expr(expr) };
+    if found.is_none() && expr.is_empty() {
+        if let Some(d) = elsewhere(&q, "sym") {
+            return d;
+        }
+    }
+    if expr.is_empty() {
+        if let Some(u) = units_fragment(question) {
+            let mut args = Map::new();
+            args.insert("units".into(), Value::String(u));
+            return Decision::to("sym.evaluate", args, "a quantity with units to convert");
+        }
+    }
+    let Some((rule, phrase)) = first_match(RULES, &q) else {
+        return match found {
+            Some(f) => ask_what(&f),
+            None => Decision::ask_back(
+                "What should I do, and with which expression? For example: simplify (x^2-1)/(x-1), solve x^2 = 2, or is sin(x)^2 + cos(x)^2 equal to 1?",
+                TOOLS,
+            ),
+        };
+    };
+    let tool = rule.tool;
+    let Some(found) = found else {
+        return Decision::ask_back(
+            format!("Which expression? '{phrase}' points to {tool}; give the expression, e.g. as expr."),
+            &[tool, "sym.tools"],
+        );
+    };
+    let args = arguments(tool, &q, question, &found);
+    Decision::to(tool, args, format!("'{phrase}' → {tool}"))
+}
+
+fn ask_what(f: &Extracted) -> Decision {
+    let text = f.whole();
+    if f.rhs.is_some() || text.contains('=') {
+        Decision::ask_back(
+            format!("What should I do with {text}: verify that it holds, or solve it?"),
+            &["sym.verify", "sym.solve", "sym.check"],
+        )
+    } else {
+        Decision::ask_back(
+            format!("What should I do with {text}: simplify, differentiate, integrate, solve (= 0) or evaluate it?"),
+            &["sym.simplify", "sym.differentiate", "sym.integrate", "sym.solve", "sym.evaluate"],
+        )
+    }
+}
+
+fn arguments(tool: &str, q: &Question, raw: &str, f: &Extracted) -> Map<String, Value> {
+    let mut args = Map::new();
+    match tool {
+        "sym.verify" => match &f.rhs {
+            Some(r) => {
+                args.insert("lhs".into(), json!(f.lhs));
+                args.insert("rhs".into(), json!(r));
+            }
+            None => {
+                args.insert("expr".into(), json!(f.lhs));
+            }
+        },
+        "sym.check" => {
+            args.insert("lines".into(), json!(f.whole()));
+        }
+        "sym.derivation" => {
+            args.insert("expr".into(), json!(f.whole()));
+            let op = if q.any(&["integrate", "integral", "antiderivative", "integrating"]).is_some() {
+                "integrate"
+            } else if q.any(&["differentiate", "derivative", "derive", "differentiating"]).is_some() {
+                "differentiate"
+            } else {
+                "simplify"
+            };
+            args.insert("operation".into(), json!(op));
+        }
+        "sym.evaluate" => {
+            args.insert("expr".into(), json!(f.lhs));
+            if !f.subs.is_empty() {
+                args.insert("subs".into(), json!(f.subs));
+            }
+        }
+        _ => {
+            args.insert("expr".into(), json!(f.whole()));
+        }
+    }
+    if matches!(tool, "sym.differentiate" | "sym.integrate" | "sym.solve" | "sym.derivation") {
+        if let Some(v) = variable(q) {
+            args.insert("var".into(), json!(v));
+        }
+    }
+    if tool == "sym.differentiate" {
+        if let Some(n) = order(q) {
+            args.insert("order".into(), json!(n));
+        }
+    }
+    if tool == "sym.integrate" {
+        if let Some(b) = bounds(raw) {
+            args.insert("bounds".into(), json!(b));
+        }
+    }
+    args
+}
+
+/// "with respect to t", "wrt t", "for y", "in terms of y": the variable named.
+fn variable(q: &Question) -> Option<String> {
+    for p in ["with respect to", "respect to", "wrt", "for", "in terms of", "variable"] {
+        if let Some(i) = q.find(p) {
+            let next = q.words.get(i + p.split_whitespace().count())?;
+            if next.text.chars().count() == 1 && next.text.chars().all(char::is_alphabetic) {
+                return Some(q.raw[next.start..next.end].to_string());
+            }
+        }
+    }
+    None
+}
+
+fn order(q: &Question) -> Option<u32> {
+    let names = [("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5), ("2nd", 2), ("3rd", 3), ("4th", 4)];
+    names.iter().find(|(w, _)| q.has(&format!("{w} derivative"))).map(|(_, n)| *n)
+}
+
+/// "from a to b" or "between a and b".
+fn bounds(raw: &str) -> Option<[String; 2]> {
+    let toks = tokens(raw);
+    for (i, t) in toks.iter().enumerate() {
+        let (joiner, w) = match t.text.to_lowercase().as_str() {
+            "from" => ("to", i),
+            "between" => ("and", i),
+            _ => continue,
+        };
+        let a = toks.get(w + 1)?;
+        let j = toks.get(w + 2)?;
+        let b = toks.get(w + 3)?;
+        if j.text.eq_ignore_ascii_case(joiner) && is_mathy(&a.text) && is_mathy(&b.text) {
+            return Some([a.text.clone(), b.text.clone()]);
+        }
+    }
+    None
+}
+
+/// What was found in the question: an expression, or two sides, and substitutions.
+#[derive(Debug, Clone, PartialEq)]
+struct Extracted {
+    lhs: String,
+    rhs: Option<String>,
+    subs: Map<String, Value>,
+}
+
+impl Extracted {
+    fn from_expr(e: &str) -> Option<Extracted> {
+        Some(Extracted { lhs: e.to_string(), rhs: None, subs: Map::new() })
+    }
+
+    fn whole(&self) -> String {
+        match &self.rhs {
+            Some(r) => format!("{} = {}", self.lhs, r),
+            None => self.lhs.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Tok {
+    text: String,
+    start: usize,
+    end: usize,
+}
+
+/// Whitespace-separated pieces with surrounding quotes and sentence punctuation
+/// stripped.
+fn tokens(raw: &str) -> Vec<Tok> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in raw.char_indices().chain(std::iter::once((raw.len(), ' '))) {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                start = None;
+                let piece = &raw[s..i];
+                let lead = piece.len() - piece.trim_start_matches(['`', '"', '\'', '“', '‘']).len();
+                let body = piece.trim_start_matches(['`', '"', '\'', '“', '‘']);
+                let body = body.trim_end_matches(['?', ',', ';', '!', '`', '"', '\'', '”', '’']);
+                let body =
+                    body.strip_suffix('.').filter(|b| !b.ends_with(|c: char| c.is_ascii_digit())).unwrap_or(body);
+                let body = body.strip_suffix(':').unwrap_or(body);
+                if !body.is_empty() {
+                    out.push(Tok { text: body.to_string(), start: s + lead, end: s + lead + body.len() });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_mathy(t: &str) -> bool {
+    if t.chars().any(|c| c.is_ascii_digit() || "+-*/^()=|\\_[]{}<>".contains(c)) {
+        return true;
+    }
+    let lower = t.to_lowercase();
+    (t.chars().count() == 1 && t.chars().all(char::is_alphabetic)) || KNOWN.contains(&lower.as_str()) || lower == "ln"
+}
+
+fn is_strong(t: &str) -> bool {
+    t.chars().any(|c| c.is_ascii_digit() || "+-*/^()=|\\".contains(c))
+        || KNOWN.contains(&t.to_lowercase().trim_end_matches(['(', ')']))
+}
+
+const JOINERS: &[&[&str]] = &[
+    &["is", "equal", "to"],
+    &["equal", "to"],
+    &["equals"],
+    &["is", "the", "same", "as"],
+    &["the", "same", "as"],
+    &["same", "as"],
+];
+
+const SUB_LEADS: &[&str] = &["at", "when", "with", "where", "for"];
+
+/// Find the expression (or the two sides of an equality) in a question.
+fn extract(raw: &str) -> Option<Extracted> {
+    let toks = tokens(raw);
+    // runs of math-looking tokens: (first, last) token indices
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if is_mathy(&toks[i].text) {
+            let s = i;
+            while i + 1 < toks.len() && is_mathy(&toks[i + 1].text) {
+                i += 1;
+            }
+            runs.push((s, i));
+        }
+        i += 1;
+    }
+    let text = |(a, b): (usize, usize)| raw[toks[a].start..toks[b].end].to_string();
+    let strong = |(a, b): (usize, usize)| (a..=b).any(|k| is_strong(&toks[k].text));
+    // substitutions: a run with '=' right after "at"/"when"/…
+    let mut subs = Map::new();
+    let mut sub_runs = Vec::new();
+    for &(a, b) in &runs {
+        let lead = a.checked_sub(1).map(|k| toks[k].text.to_lowercase());
+        if lead.as_deref().is_some_and(|l| SUB_LEADS.contains(&l)) && text((a, b)).contains('=') {
+            let parsed = parse_subs(&text((a, b)));
+            if !parsed.is_empty() {
+                subs.extend(parsed);
+                sub_runs.push((a, b));
+            }
+        }
+    }
+    let candidates: Vec<(usize, usize)> =
+        runs.iter().copied().filter(|r| strong(*r) && !sub_runs.contains(r)).collect();
+    // two sides joined by "equal to" / "equals" / "the same as"
+    for w in candidates.windows(2) {
+        let (l, r) = (w[0], w[1]);
+        let between: Vec<String> = toks[l.1 + 1..r.0].iter().map(|t| t.text.to_lowercase()).collect();
+        if JOINERS.iter().any(|j| between.iter().map(String::as_str).eq(j.iter().copied())) {
+            return Some(Extracted { lhs: text(l), rhs: Some(text(r)), subs });
+        }
+    }
+    let best = candidates.into_iter().max_by_key(|r| (toks[r.1].end - toks[r.0].start, std::cmp::Reverse(r.0)))?;
+    let mut lhs = text(best);
+    // a lone trailing "dx" (∫ … dx) is not part of the expression
+    for suffix in [" dx", " dt", " dy"] {
+        if let Some(s) = lhs.strip_suffix(suffix) {
+            lhs = s.to_string();
+        }
+    }
+    Some(Extracted { lhs, rhs: None, subs })
+}
+
+fn parse_subs(text: &str) -> Map<String, Value> {
+    let mut out = Map::new();
+    for part in text.split([',', ';']).flat_map(|p| p.split(" and ")) {
+        if let Some((k, v)) = part.split_once('=') {
+            let (k, v) = (k.trim(), v.trim());
+            if !k.is_empty() && !v.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                out.insert(k.to_string(), Value::String(v.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Unit words that mark a conversion question.
+const UNITS: &[&str] = &[
+    "mph",
+    "km/h",
+    "kph",
+    "ev",
+    "kev",
+    "mev",
+    "joule",
+    "joules",
+    "j",
+    "kj",
+    "cal",
+    "kcal",
+    "calories",
+    "m",
+    "km",
+    "cm",
+    "mm",
+    "nm",
+    "meter",
+    "meters",
+    "metre",
+    "metres",
+    "mile",
+    "miles",
+    "ft",
+    "feet",
+    "foot",
+    "inch",
+    "inches",
+    "s",
+    "ms",
+    "second",
+    "seconds",
+    "minute",
+    "minutes",
+    "hour",
+    "hours",
+    "day",
+    "days",
+    "year",
+    "years",
+    "kg",
+    "g",
+    "gram",
+    "grams",
+    "lb",
+    "lbs",
+    "pound",
+    "pounds",
+    "oz",
+    "w",
+    "kw",
+    "watt",
+    "watts",
+    "kwh",
+    "wh",
+    "n",
+    "newton",
+    "newtons",
+    "pa",
+    "kpa",
+    "bar",
+    "atm",
+    "psi",
+    "k",
+    "kelvin",
+    "celsius",
+    "fahrenheit",
+    "°c",
+    "°f",
+    "l",
+    "liter",
+    "liters",
+    "litre",
+    "litres",
+    "ml",
+    "gallon",
+    "gallons",
+    "hz",
+    "khz",
+    "mhz",
+    "ghz",
+    "v",
+    "volt",
+    "volts",
+    "a",
+    "amp",
+    "amps",
+    "b",
+    "kb",
+    "mb",
+    "gb",
+    "tb",
+    "bytes",
+    "bits",
+    "flops",
+    "m/s",
+    "km/s",
+    "ly",
+    "au",
+    "parsec",
+];
+
+/// "3.2 eV in joules", "60 mph to km/h": a number, a unit, then `in`/`to`/`into`/`as`
+/// and a unit. Returns the conversion text.
+fn units_fragment(raw: &str) -> Option<String> {
+    let toks = tokens(raw);
+    for (i, t) in toks.iter().enumerate() {
+        if t.text.parse::<f64>().is_err() {
+            continue;
+        }
+        let unit = toks.get(i + 1)?;
+        if !UNITS.contains(&unit.text.to_lowercase().as_str()) {
+            continue;
+        }
+        let (j, target) = (toks.get(i + 2)?, toks.get(i + 3)?);
+        if ["in", "to", "into", "as"].contains(&j.text.to_lowercase().as_str())
+            && UNITS.contains(&target.text.to_lowercase().as_str())
+        {
+            let end = toks[(i + 3)..]
+                .iter()
+                .take_while(|t| UNITS.contains(&t.text.to_lowercase().as_str()) || t.text == "per")
+                .last()?;
+            return Some(raw[t.start..end.end].to_string());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extracts_the_expression_not_the_sentence() {
+        let d = route("simplify (x^2-1)/(x-1)", "");
+        assert_eq!(d.tool.as_deref(), Some("sym.simplify"));
+        assert_eq!(d.args["expr"], "(x^2-1)/(x-1)");
+        let v = route("is sin^2 x + cos^2 x equal to 1?", "");
+        assert_eq!(v.tool.as_deref(), Some("sym.verify"));
+        assert_eq!(v.args["lhs"], "sin^2 x + cos^2 x");
+        assert_eq!(v.args["rhs"], "1");
+    }
+
+    #[test]
+    fn declines_and_asks_back() {
+        let d = route("are the numbers in my draft right?", "");
+        assert_eq!(d.tool, None);
+        assert_eq!(d.options, ["runs.claims_check"]);
+        let a = route("", "x^2 + 1");
+        assert_eq!(a.tool, None);
+        assert!(a.options.len() >= 2);
+        assert_eq!(route("find the antiderivative of x^2", "").tool.as_deref(), Some("sym.integrate"));
+    }
+}
