@@ -1,0 +1,1383 @@
+//! Ranking a reader's feed with no model at all.
+//!
+//! Three terms place an item, each turned into a percentile rank (0 = best, 1 = worst,
+//! ties share their average rank so a block of equal scores adds no noise):
+//!
+//! 1. **Interests** (always on): BM25 of the reader's interests text against each
+//!    item's title (counted twice), summary and tags. When an embedding server is
+//!    configured and answering, the cosine between the interests and the item's stored
+//!    vector joins this term (the mean of the two percentiles).
+//! 2. **Click classifier** (once the reader's evidence holds both classes): logistic
+//!    regression on L2-normalised TF-IDF vectors of the clicked items, class-balanced,
+//!    L2-regularised, fitted by a fixed number of full-batch gradient steps (so the
+//!    same clicks always give the same weights).
+//! 3. **Feature preference** (once the reader has said "not useful" at least once):
+//!    per key (`tag:`, `type:`, `source:`), the Laplace-smoothed share of useful clicks;
+//!    an item scores the mean over its keys (0.5, neutral, when it has none).
+//!
+//! The click terms are averaged and blended with the interests term by the weight
+//! `n / (n + 5)`, where `n` counts the reader's evidence clicks. Bootstrap labels are
+//! never evidence: they are thresholds on the same interests score, so training on
+//! them would only teach the ranker to agree with itself.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Click, Item};
+
+// ---------------------------------------------------------------------------------
+// Text
+
+/// Words that carry no topic: English function words, the phrasing people use to
+/// state interests ("I'm interested in papers about …") and academic boilerplate.
+const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "across",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "among",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "eg",
+    "et",
+    "al",
+    "etc",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "him",
+    "his",
+    "how",
+    "however",
+    "i",
+    "ie",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "me",
+    "more",
+    "most",
+    "my",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "own",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "upon",
+    "us",
+    "very",
+    "via",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "within",
+    "without",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "i'm",
+    "im",
+    "it's",
+    "we're",
+    "they're",
+    "don't",
+    "doesn't",
+    "isn't",
+    "aren't",
+    "can't",
+    "won't",
+    "like",
+    "want",
+    "wants",
+    "interested",
+    "interest",
+    "interests",
+    "especially",
+    "particularly",
+    "mostly",
+    "mainly",
+    "things",
+    "stuff",
+    "topics",
+    "topic",
+    "anything",
+    "everything",
+    "work",
+    "working",
+    "paper",
+    "papers",
+    "article",
+    "articles",
+    "preprint",
+    "arxiv",
+    "abstract",
+    "announce",
+    "type",
+    "new",
+    "cross",
+    "replace",
+    "propose",
+    "proposed",
+    "proposes",
+    "present",
+    "presents",
+    "presented",
+    "show",
+    "shows",
+    "shown",
+    "demonstrate",
+    "demonstrates",
+    "result",
+    "results",
+    "approach",
+    "approaches",
+    "method",
+    "methods",
+    "using",
+    "use",
+    "used",
+    "uses",
+    "based",
+    "study",
+    "studies",
+    "novel",
+    "paper's",
+    "here",
+    "first",
+    "two",
+    "one",
+    "three",
+    "well",
+    "may",
+    "might",
+    "many",
+    "much",
+    "several",
+    "different",
+    "various",
+    "often",
+    "thus",
+    "therefore",
+    "whether",
+    "yet",
+    "since",
+    "although",
+    "though",
+    "further",
+    "given",
+    "make",
+    "makes",
+    "made",
+    "find",
+    "found",
+    "provide",
+    "provides",
+    "including",
+    "include",
+    "includes",
+    "across",
+    "toward",
+    "towards",
+    "lately",
+    "recent",
+    "recently",
+    "today",
+    "read",
+    "reading",
+];
+
+fn is_stopword(w: &str) -> bool {
+    // The list is small; a sorted copy would be faster but this runs only on text
+    // being indexed or a query, never per candidate at ranking time.
+    STOPWORDS.contains(&w)
+}
+
+/// Reduce a lower-case word to a light stem: plurals, `-ing` and `-ed` endings, a
+/// doubled final consonant and a final `e` are removed, so "networks", "network";
+/// "folding", "folded", "fold"; "sampling", "samples", "sample" meet. Short words
+/// are left alone ("bias", "string", "need").
+pub fn stem(word: &str) -> String {
+    let mut w = word.to_string();
+    if w.chars().any(|c| !c.is_ascii_alphabetic()) {
+        return w;
+    }
+    // Plurals.
+    if w.len() > 4 && w.ends_with("ies") {
+        w.truncate(w.len() - 3);
+        w.push('y');
+    } else if w.ends_with("sses") {
+        w.truncate(w.len() - 2);
+    } else if w.len() > 4
+        && w.ends_with("es")
+        && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("xes") || w.ends_with("zes"))
+    {
+        w.truncate(w.len() - 2);
+    } else if w.len() > 3
+        && w.ends_with('s')
+        && !w.ends_with("ss")
+        && !w.ends_with("us")
+        && !w.ends_with("is")
+        && !w.ends_with("as")
+        && !w.ends_with("ous")
+    {
+        w.truncate(w.len() - 1);
+    }
+    // Verb endings, only when a stem of four letters or more remains.
+    let mut cut = false;
+    for suffix in ["ing", "ed"] {
+        if w.ends_with(suffix) && w.len() >= suffix.len() + 4 {
+            let stem_part = &w[..w.len() - suffix.len()];
+            if stem_part.chars().any(|c| "aeiouy".contains(c)) {
+                w.truncate(w.len() - suffix.len());
+                cut = true;
+            }
+            break;
+        }
+    }
+    if cut {
+        let b = w.as_bytes();
+        let n = b.len();
+        if n >= 2 && b[n - 1] == b[n - 2] && !b"lsz".contains(&b[n - 1]) && !b"aeiou".contains(&b[n - 1]) {
+            w.truncate(n - 1);
+        }
+    }
+    if w.len() > 4 && w.ends_with('e') && !w.ends_with("ee") {
+        w.truncate(w.len() - 1);
+    }
+    w
+}
+
+/// Split text into index terms: lower-cased runs of letters and digits, stopwords
+/// and one-character words dropped, each word stemmed with [`stem`]. Hyphenated
+/// words ("graph-neural-networks") become their parts.
+pub fn tokenize(text: &str) -> Vec<String> {
+    tokens_with_surface(text).into_iter().map(|(stem, _)| stem).collect()
+}
+
+/// [`tokenize`], keeping each term's surface form (the lower-cased word it came from).
+pub fn tokens_with_surface(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '\'')) {
+        let word = raw.trim_matches('\'').to_lowercase();
+        if word.chars().count() < 2 || is_stopword(&word) || word.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let word = word.strip_suffix("'s").map(str::to_string).unwrap_or(word);
+        if word.contains('\'') {
+            continue;
+        }
+        out.push((stem(&word), word));
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------
+// Inputs
+
+/// An item as ranking sees it: text, the keys of the preference term, and an
+/// optional stored embedding.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankItem {
+    /// The item's id in the archive.
+    pub id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its summary or abstract, already cleaned of HTML.
+    pub summary: String,
+    /// The feed it came from, as shown to the reader.
+    pub source: String,
+    /// The feed's id (the preference key `source:<id>`), when it still has a feed.
+    pub source_id: Option<i64>,
+    /// Its topic tags.
+    pub tags: Vec<String>,
+    /// Its content type (paper, survey, release, blog, announcement, other), if known.
+    pub content_type: Option<String>,
+    /// When it was published (ISO 8601); newer wins a tie.
+    pub published: Option<String>,
+    /// Its stored embedding, if the archive has one.
+    pub vector: Option<Vec<f32>>,
+}
+
+impl From<&Item> for RankItem {
+    fn from(it: &Item) -> Self {
+        RankItem {
+            id: it.id,
+            title: it.title.clone(),
+            summary: it.summary.clone(),
+            source: it.source.clone().unwrap_or_default(),
+            source_id: it.feed_id,
+            tags: it.tags.clone(),
+            content_type: None,
+            published: Some(it.published.clone()),
+            vector: None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Embeddings (optional)
+
+/// What an embedding request is for: the two sides are prompted differently by
+/// asymmetric embedding models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbedKind {
+    /// An interests text or a search query.
+    Query,
+    /// An item's title and summary.
+    Document,
+}
+
+/// An embedding server could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbedError(pub String);
+
+impl std::fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EmbedError {}
+
+/// A source of embeddings (an OpenAI-compatible `/embeddings` endpoint named by
+/// `EMBED_BASE_URL`, or a test double). Ranking never needs one.
+pub trait Embedder: Send + Sync {
+    /// Embed texts, one vector per text, unit length.
+    fn embed(&self, texts: &[String], kind: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// A short name for notes ("nomic-embed-text at http://localhost:11434/v1").
+    fn describe(&self) -> String;
+}
+
+/// Whether the embedding term can take part in one ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Embeddings {
+    /// No embedding server is configured.
+    Off,
+    /// One is configured but did not answer; the reason is reported.
+    Unavailable(String),
+    /// The reader's interests vector, unit length.
+    On(Vec<f32>),
+}
+
+impl Embeddings {
+    /// Ask an embedder (if any) for the interests vector; a failure degrades to
+    /// [`Embeddings::Unavailable`], never to an error.
+    pub fn for_interests(embedder: Option<&dyn Embedder>, interests: &str) -> Embeddings {
+        let Some(e) = embedder else { return Embeddings::Off };
+        if interests.trim().is_empty() {
+            return Embeddings::Unavailable("the reader has no interests text to embed".into());
+        }
+        match e.embed(&[interests.to_string()], EmbedKind::Query) {
+            Ok(mut v) if v.len() == 1 && !v[0].is_empty() => Embeddings::On(normalize(v.remove(0))),
+            Ok(_) => Embeddings::Unavailable(format!("{} returned no vector", e.describe())),
+            Err(err) => Embeddings::Unavailable(format!("{}: {err}", e.describe())),
+        }
+    }
+}
+
+fn normalize(mut v: Vec<f32>) -> Vec<f32> {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n > 0.0 {
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------------
+// The corpus index
+
+/// The items ranking may touch (candidates and the reader's clicked items), indexed
+/// once: a vocabulary, each item's term counts, document frequencies and the keys
+/// of the preference term. Build it once per archive state and rank many times.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    items: Vec<RankItem>,
+    by_id: HashMap<i64, usize>,
+    vocab: HashMap<String, u32>,
+    terms: Vec<String>,
+    /// CSR layout: item `d`'s terms are `doc_terms[offsets[d]..offsets[d+1]]`.
+    offsets: Vec<u32>,
+    doc_terms: Vec<u32>,
+    doc_tfs: Vec<f32>,
+    doc_len: Vec<f32>,
+    /// 1 / L2 norm of the item's TF-IDF vector (0 for an empty item).
+    inv_norm: Vec<f32>,
+    df: Vec<u32>,
+    avg_len: f32,
+    keys: HashMap<String, u32>,
+    key_names: Vec<String>,
+    doc_keys: Vec<Vec<u32>>,
+}
+
+/// Title words count this many times against summary words.
+const TITLE_WEIGHT: f32 = 2.0;
+
+impl Corpus {
+    /// Index items. Duplicate ids keep the first.
+    pub fn build(items: Vec<RankItem>) -> Corpus {
+        let mut c = Corpus::default();
+        let mut counts: HashMap<u32, f32> = HashMap::new();
+        c.offsets.push(0);
+        for item in items {
+            if c.by_id.contains_key(&item.id) {
+                continue;
+            }
+            counts.clear();
+            let mut add = |c: &mut Corpus, text: &str, weight: f32| {
+                for t in tokenize(text) {
+                    let id = match c.vocab.get(&t) {
+                        Some(&id) => id,
+                        None => {
+                            let id = c.terms.len() as u32;
+                            c.vocab.insert(t.clone(), id);
+                            c.terms.push(t);
+                            c.df.push(0);
+                            id
+                        }
+                    };
+                    *counts.entry(id).or_insert(0.0) += weight;
+                }
+            };
+            add(&mut c, &item.title, TITLE_WEIGHT);
+            add(&mut c, &item.summary, 1.0);
+            for tag in &item.tags {
+                add(&mut c, tag, 1.0);
+            }
+            let mut entries: Vec<(u32, f32)> = counts.iter().map(|(&t, &n)| (t, n)).collect();
+            entries.sort_unstable_by_key(|e| e.0);
+            let len: f32 = entries.iter().map(|e| e.1).sum();
+            for (t, n) in entries {
+                c.df[t as usize] += 1;
+                c.doc_terms.push(t);
+                c.doc_tfs.push(n);
+            }
+            c.offsets.push(c.doc_terms.len() as u32);
+            c.doc_len.push(len);
+            let keys = item_keys(&item).into_iter().map(|k| c.intern_key(k)).collect();
+            c.doc_keys.push(keys);
+            c.by_id.insert(item.id, c.items.len());
+            c.items.push(item);
+        }
+        let n = c.items.len().max(1) as f32;
+        c.avg_len = c.doc_len.iter().sum::<f32>() / n;
+        c.inv_norm = (0..c.items.len())
+            .map(|d| {
+                let s: f32 = c.doc(d).map(|(t, tf)| c.tfidf(t, tf).powi(2)).sum();
+                if s > 0.0 { 1.0 / s.sqrt() } else { 0.0 }
+            })
+            .collect();
+        c
+    }
+
+    fn intern_key(&mut self, k: String) -> u32 {
+        if let Some(&id) = self.keys.get(&k) {
+            return id;
+        }
+        let id = self.key_names.len() as u32;
+        self.keys.insert(k.clone(), id);
+        self.key_names.push(k);
+        id
+    }
+
+    /// How many items are indexed.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The item at an index position.
+    pub fn item(&self, doc: usize) -> &RankItem {
+        &self.items[doc]
+    }
+
+    /// Every indexed item, in index order.
+    pub fn items(&self) -> &[RankItem] {
+        &self.items
+    }
+
+    /// The index position of an item id.
+    pub fn position(&self, id: i64) -> Option<usize> {
+        self.by_id.get(&id).copied()
+    }
+
+    /// The term ids and weighted counts of one item.
+    fn doc(&self, d: usize) -> impl Iterator<Item = (u32, f32)> + '_ {
+        let (a, b) = (self.offsets[d] as usize, self.offsets[d + 1] as usize);
+        self.doc_terms[a..b].iter().copied().zip(self.doc_tfs[a..b].iter().copied())
+    }
+
+    /// Whether an item contains a term (by term id).
+    fn doc_has(&self, d: usize, term: u32) -> Option<f32> {
+        let (a, b) = (self.offsets[d] as usize, self.offsets[d + 1] as usize);
+        let slice = &self.doc_terms[a..b];
+        slice.binary_search(&term).ok().map(|i| self.doc_tfs[a + i])
+    }
+
+    fn idf_smooth(&self, t: u32) -> f32 {
+        let n = self.items.len() as f32;
+        ((n + 1.0) / (self.df[t as usize] as f32 + 1.0)).ln() + 1.0
+    }
+
+    fn idf_bm25(&self, t: u32) -> f32 {
+        let n = self.items.len() as f32;
+        let df = self.df[t as usize] as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    fn tfidf(&self, t: u32, tf: f32) -> f32 {
+        (1.0 + tf.ln()) * self.idf_smooth(t)
+    }
+
+    /// The term string for a term id.
+    fn term(&self, t: u32) -> &str {
+        &self.terms[t as usize]
+    }
+
+    /// The preference keys of an item (`tag:…`, `type:…`, `source:…`).
+    pub fn keys_of(&self, doc: usize) -> Vec<&str> {
+        self.doc_keys[doc].iter().map(|&k| self.key_names[k as usize].as_str()).collect()
+    }
+}
+
+/// The preference-term keys of an item.
+pub fn item_keys(item: &RankItem) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for t in &item.tags {
+        let t = t.trim().to_lowercase();
+        if !t.is_empty() {
+            keys.push(format!("tag:{t}"));
+        }
+    }
+    if let Some(ct) = item.content_type.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        keys.push(format!("type:{}", ct.to_lowercase()));
+    }
+    if let Some(id) = item.source_id {
+        keys.push(format!("source:{id}"));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+// ---------------------------------------------------------------------------------
+// BM25 over the interests text
+
+const BM25_K1: f32 = 1.2;
+const BM25_B: f32 = 0.75;
+
+/// The interests text as a weighted query over the corpus vocabulary.
+#[derive(Debug, Clone, Default)]
+pub struct InterestQuery {
+    /// (term id, query weight, surface word) for words the corpus knows.
+    terms: Vec<(u32, f32, String)>,
+    /// Interest words no indexed item contains (stems).
+    pub unknown: Vec<String>,
+}
+
+impl InterestQuery {
+    /// Parse an interests text against a corpus.
+    pub fn new(corpus: &Corpus, interests: &str) -> InterestQuery {
+        let mut q = InterestQuery::default();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (stem, surface) in tokens_with_surface(interests) {
+            if let Some(&i) = seen.get(&stem) {
+                if i < q.terms.len() {
+                    q.terms[i].1 += 1.0;
+                }
+                continue;
+            }
+            match corpus.vocab.get(&stem) {
+                Some(&t) => {
+                    seen.insert(stem, q.terms.len());
+                    q.terms.push((t, 1.0, surface));
+                }
+                None => {
+                    seen.insert(stem.clone(), usize::MAX);
+                    q.unknown.push(surface);
+                }
+            }
+        }
+        // A repeated word counts, but sub-linearly.
+        for t in &mut q.terms {
+            t.1 = 1.0 + t.1.ln();
+        }
+        q
+    }
+
+    /// Whether no interest word occurs in the corpus.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// BM25 score of one item.
+    pub fn score(&self, corpus: &Corpus, d: usize) -> f32 {
+        self.contributions(corpus, d).map(|(_, s)| s).sum()
+    }
+
+    /// Each matching interest word's share of an item's score (surface word, score).
+    pub fn contributions<'a>(&'a self, corpus: &'a Corpus, d: usize) -> impl Iterator<Item = (&'a str, f32)> + 'a {
+        let len_norm = 1.0 - BM25_B + BM25_B * corpus.doc_len[d] / corpus.avg_len.max(1e-6);
+        self.terms.iter().filter_map(move |(t, w, surface)| {
+            corpus.doc_has(d, *t).map(|tf| {
+                let s = corpus.idf_bm25(*t) * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * len_norm);
+                (surface.as_str(), w * s)
+            })
+        })
+    }
+
+    /// BM25 of every item, by walking each item's terms once.
+    fn score_all(&self, corpus: &Corpus) -> Vec<f32> {
+        let mut qw = vec![0.0f32; corpus.terms.len()];
+        for (t, w, _) in &self.terms {
+            qw[*t as usize] = *w * corpus.idf_bm25(*t);
+        }
+        let inv_avg = 1.0 / corpus.avg_len.max(1e-6);
+        (0..corpus.len())
+            .map(|d| {
+                if self.terms.is_empty() {
+                    return 0.0;
+                }
+                let len_norm = 1.0 - BM25_B + BM25_B * corpus.doc_len[d] * inv_avg;
+                let (a, b) = (corpus.offsets[d] as usize, corpus.offsets[d + 1] as usize);
+                let mut s = 0.0;
+                for i in a..b {
+                    let w = qw[corpus.doc_terms[i] as usize];
+                    if w != 0.0 {
+                        let tf = corpus.doc_tfs[i];
+                        s += w * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * len_norm);
+                    }
+                }
+                s
+            })
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The click classifier
+
+/// Inverse regularisation strength, as in the usual `C` of logistic regression:
+/// the penalty is `||w||² / (2 C n)` against the mean weighted loss.
+const CLASSIFIER_C: f32 = 1.0;
+const CLASSIFIER_STEPS: usize = 300;
+const CLASSIFIER_STEP_SIZE: f32 = 2.0;
+
+/// Logistic regression on the reader's clicked items (sparse TF-IDF), both classes
+/// weighted equally whatever their counts.
+#[derive(Debug, Clone, Default)]
+pub struct Classifier {
+    /// Dense weights over the corpus vocabulary.
+    weights: Vec<f32>,
+    bias: f32,
+}
+
+impl Classifier {
+    /// Fit on labelled items (index positions). `None` unless both classes occur.
+    pub fn fit(corpus: &Corpus, examples: &[(usize, bool)]) -> Option<Classifier> {
+        let pos = examples.iter().filter(|e| e.1).count();
+        let neg = examples.len() - pos;
+        if pos == 0 || neg == 0 {
+            return None;
+        }
+        let n = examples.len() as f32;
+        // Balanced class weights: each class carries half the total weight.
+        let wp = n / (2.0 * pos as f32);
+        let wn = n / (2.0 * neg as f32);
+        let rows: Vec<(Vec<(u32, f32)>, f32, f32)> = examples
+            .iter()
+            .map(|&(d, y)| {
+                let inv = corpus.inv_norm[d];
+                let x = corpus.doc(d).map(|(t, tf)| (t, corpus.tfidf(t, tf) * inv)).collect();
+                (x, if y { 1.0 } else { 0.0 }, if y { wp } else { wn })
+            })
+            .collect();
+        let lambda = 1.0 / (CLASSIFIER_C * n);
+        let mut w = vec![0.0f32; corpus.terms.len()];
+        let mut b = 0.0f32;
+        let mut grad: HashMap<u32, f32> = HashMap::new();
+        let mut touched: Vec<u32> = rows.iter().flat_map(|r| r.0.iter().map(|e| e.0)).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for _ in 0..CLASSIFIER_STEPS {
+            grad.clear();
+            let mut gb = 0.0f32;
+            for (x, y, cw) in &rows {
+                let z: f32 = b + x.iter().map(|(t, v)| w[*t as usize] * v).sum::<f32>();
+                let p = sigmoid(z);
+                let g = cw * (p - y) / n;
+                gb += g;
+                for (t, v) in x {
+                    *grad.entry(*t).or_insert(0.0) += g * v;
+                }
+            }
+            // Only features that occur in a clicked item ever leave zero.
+            for &t in &touched {
+                let g = grad.get(&t).copied().unwrap_or(0.0) + lambda * w[t as usize];
+                w[t as usize] -= CLASSIFIER_STEP_SIZE * g;
+            }
+            b -= CLASSIFIER_STEP_SIZE * gb;
+        }
+        Some(Classifier { weights: w, bias: b })
+    }
+
+    /// The log-odds of "useful" for one item.
+    pub fn logit(&self, corpus: &Corpus, d: usize) -> f32 {
+        let inv = corpus.inv_norm[d];
+        self.bias + corpus.doc(d).map(|(t, tf)| self.weight(t) * corpus.tfidf(t, tf) * inv).sum::<f32>()
+    }
+
+    fn weight(&self, t: u32) -> f32 {
+        self.weights.get(t as usize).copied().unwrap_or(0.0)
+    }
+
+    /// The terms of an item that push it up most (term, contribution), best first.
+    pub fn top_terms<'a>(&self, corpus: &'a Corpus, d: usize, k: usize) -> Vec<(&'a str, f32)> {
+        let inv = corpus.inv_norm[d];
+        let mut v: Vec<(&str, f32)> =
+            corpus.doc(d).map(|(t, tf)| (corpus.term(t), self.weight(t) * corpus.tfidf(t, tf) * inv)).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        v.truncate(k);
+        v.retain(|e| e.1 > 0.0);
+        v
+    }
+
+    /// Log-odds of every item.
+    fn logit_all(&self, corpus: &Corpus) -> Vec<f32> {
+        (0..corpus.len())
+            .map(|d| {
+                let (a, b) = (corpus.offsets[d] as usize, corpus.offsets[d + 1] as usize);
+                let mut s = 0.0;
+                for i in a..b {
+                    let t = corpus.doc_terms[i];
+                    let w = self.weights[t as usize];
+                    if w != 0.0 {
+                        s += w * corpus.tfidf(t, corpus.doc_tfs[i]);
+                    }
+                }
+                self.bias + s * corpus.inv_norm[d]
+            })
+            .collect()
+    }
+}
+
+fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+// ---------------------------------------------------------------------------------
+// The feature-preference term
+
+/// How often a key occurred in the reader's useful and not-useful clicks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyCounts {
+    /// Useful clicks carrying the key.
+    pub useful: u32,
+    /// Not-useful clicks carrying the key.
+    pub not_useful: u32,
+}
+
+impl KeyCounts {
+    /// Laplace-smoothed share of useful clicks: 0.5 with no evidence.
+    pub fn score(self) -> f64 {
+        (self.useful as f64 + 1.0) / (self.useful as f64 + self.not_useful as f64 + 2.0)
+    }
+}
+
+/// Per-key preference counts for one reader.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Preferences {
+    /// Counts per key (`tag:…`, `type:…`, `source:…`), sorted by key.
+    pub keys: Vec<(String, KeyCounts)>,
+    by_key: HashMap<u32, KeyCounts>,
+}
+
+impl Preferences {
+    /// Count keys over labelled items.
+    pub fn count(corpus: &Corpus, examples: &[(usize, bool)]) -> Preferences {
+        let mut by_key: HashMap<u32, KeyCounts> = HashMap::new();
+        for &(d, useful) in examples {
+            for &k in &corpus.doc_keys[d] {
+                let e = by_key.entry(k).or_default();
+                if useful {
+                    e.useful += 1;
+                } else {
+                    e.not_useful += 1;
+                }
+            }
+        }
+        let mut keys: Vec<(String, KeyCounts)> =
+            by_key.iter().map(|(&k, &c)| (corpus.key_names[k as usize].clone(), c)).collect();
+        keys.sort_by(|a, b| a.0.cmp(&b.0));
+        Preferences { keys, by_key }
+    }
+
+    /// The mean smoothed score over an item's keys; 0.5 when it has none.
+    pub fn score(&self, corpus: &Corpus, d: usize) -> f64 {
+        let keys = &corpus.doc_keys[d];
+        if keys.is_empty() {
+            return 0.5;
+        }
+        keys.iter().map(|k| self.by_key.get(k).copied().unwrap_or_default().score()).sum::<f64>() / keys.len() as f64
+    }
+
+    /// Keys scoring above neutral, best first (at most `k`).
+    pub fn liked(&self, k: usize) -> Vec<(String, KeyCounts)> {
+        let mut v: Vec<_> = self.keys.iter().filter(|e| e.1.score() > 0.5).cloned().collect();
+        v.sort_by(|a, b| b.1.score().total_cmp(&a.1.score()).then(a.0.cmp(&b.0)));
+        v.truncate(k);
+        v
+    }
+
+    /// Keys scoring below neutral, worst first (at most `k`).
+    pub fn disliked(&self, k: usize) -> Vec<(String, KeyCounts)> {
+        let mut v: Vec<_> = self.keys.iter().filter(|e| e.1.score() < 0.5).cloned().collect();
+        v.sort_by(|a, b| a.1.score().total_cmp(&b.1.score()).then(a.0.cmp(&b.0)));
+        v.truncate(k);
+        v
+    }
+
+    /// Counts for one key string.
+    pub fn get(&self, key: &str) -> Option<KeyCounts> {
+        self.keys.binary_search_by(|e| e.0.as_str().cmp(key)).ok().map(|i| self.keys[i].1)
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The reader model and the blend
+
+/// Clicks at which the click terms and the interests term weigh the same.
+pub const BLEND_HALF_POINT: f64 = 5.0;
+
+/// The blend weight of the click terms after `n` evidence clicks: `n / (n + 5)`.
+pub fn blend_weight(n: usize) -> f64 {
+    n as f64 / (n as f64 + BLEND_HALF_POINT)
+}
+
+/// Everything ranking learned about one reader over one corpus.
+#[derive(Debug, Clone)]
+pub struct ReaderModel {
+    /// The interests text as a query.
+    pub query: InterestQuery,
+    /// The click classifier, when the evidence holds both classes.
+    pub classifier: Option<Classifier>,
+    /// Key preferences counted from evidence clicks (always counted, for status and
+    /// explanations; used in ranking only when [`ReaderModel::preference_active`]).
+    pub preferences: Preferences,
+    /// Whether the preference term takes part: at least one not-useful evidence click.
+    /// An all-useful history never turns it on, because Laplace smoothing can then
+    /// only lift the keys that were clicked and never push anything below neutral.
+    pub preference_active: bool,
+    /// Evidence clicks (every source but bootstrap), the `n` of the blend.
+    pub evidence: usize,
+    /// Evidence clicks whose item is not in the corpus (counted in `n`, not trained on).
+    pub evidence_unindexed: usize,
+    /// Item ids the reader has clicked (any source), for "unread" filters.
+    pub clicked: HashSet<i64>,
+}
+
+impl ReaderModel {
+    /// Learn a reader's model over a corpus.
+    pub fn fit(corpus: &Corpus, interests: &str, clicks: &[Click]) -> ReaderModel {
+        let query = InterestQuery::new(corpus, interests);
+        let mut last: HashMap<i64, bool> = HashMap::new();
+        let mut evidence = 0;
+        for c in clicks.iter().filter(|c| c.source.counts_as_evidence()) {
+            // A re-rating overwrites: the last verdict on an item wins.
+            if last.insert(c.item_id, c.useful).is_none() {
+                evidence += 1;
+            }
+        }
+        let mut examples: Vec<(usize, bool)> =
+            last.iter().filter_map(|(id, &y)| corpus.position(*id).map(|d| (d, y))).collect();
+        examples.sort_unstable();
+        let evidence_unindexed = evidence - examples.len();
+        let classifier = Classifier::fit(corpus, &examples);
+        let preferences = Preferences::count(corpus, &examples);
+        let preference_active = last.values().any(|&y| !y);
+        ReaderModel {
+            query,
+            classifier,
+            preferences,
+            preference_active,
+            evidence,
+            evidence_unindexed,
+            clicked: clicks.iter().map(|c| c.item_id).collect(),
+        }
+    }
+
+    /// The weight of the click terms in the blend.
+    pub fn blend_weight(&self) -> f64 {
+        if self.classifier.is_none() && !self.preference_active { 0.0 } else { blend_weight(self.evidence) }
+    }
+
+    /// Rank a corpus for this reader.
+    pub fn rank(&self, corpus: &Corpus, opts: &RankOptions, embeddings: &Embeddings) -> Ranking {
+        let cand: Vec<usize> = (0..corpus.len())
+            .filter(|&d| {
+                let id = corpus.items[d].id;
+                !(opts.exclude_clicked && self.clicked.contains(&id))
+                    && opts.only.as_ref().is_none_or(|only| only.contains(&id))
+            })
+            .collect();
+        let n = cand.len();
+        let lexical_all = self.query.score_all(corpus);
+        let lexical: Vec<f32> = cand.iter().map(|&d| lexical_all[d]).collect();
+        let mut profile = percentiles(&lexical);
+        let mut cosine: Vec<Option<f32>> = vec![None; n];
+        let mut embedding_used = false;
+        if let Embeddings::On(p) = embeddings {
+            let sims: Vec<Option<f32>> = cand
+                .iter()
+                .map(|&d| corpus.items[d].vector.as_ref().filter(|v| v.len() == p.len()).map(|v| dot(v, p)))
+                .collect();
+            let present: Vec<usize> = (0..n).filter(|&i| sims[i].is_some()).collect();
+            if !present.is_empty() {
+                embedding_used = true;
+                let vals: Vec<f32> = present.iter().map(|&i| sims[i].unwrap_or(0.0)).collect();
+                let pct = percentiles(&vals);
+                for (j, &i) in present.iter().enumerate() {
+                    profile[i] = (profile[i] + pct[j]) / 2.0;
+                    cosine[i] = sims[i];
+                }
+            }
+        }
+        let w = self.blend_weight();
+        let mut click_pct: Vec<f64> = vec![0.0; n];
+        let mut n_click_terms = 0.0;
+        let mut p_useful: Vec<Option<f32>> = vec![None; n];
+        if let Some(clf) = &self.classifier {
+            let all = clf.logit_all(corpus);
+            let z: Vec<f32> = cand.iter().map(|&d| all[d]).collect();
+            for (i, zi) in z.iter().enumerate() {
+                p_useful[i] = Some(sigmoid(*zi));
+            }
+            for (acc, p) in click_pct.iter_mut().zip(percentiles(&z)) {
+                *acc += p;
+            }
+            n_click_terms += 1.0;
+        }
+        let mut pref: Vec<Option<f64>> = vec![None; n];
+        if self.preference_active {
+            let s: Vec<f32> = cand.iter().map(|&d| self.preferences.score(corpus, d) as f32).collect();
+            for (i, v) in s.iter().enumerate() {
+                pref[i] = Some(*v as f64);
+            }
+            for (acc, p) in click_pct.iter_mut().zip(percentiles(&s)) {
+                *acc += p;
+            }
+            n_click_terms += 1.0;
+        }
+        let scored: Vec<(f64, usize)> = (0..n)
+            .map(|i| {
+                let click = if n_click_terms > 0.0 { click_pct[i] / n_click_terms } else { 0.0 };
+                (w * click + (1.0 - w) * profile[i], i)
+            })
+            .collect();
+        let order = |a: &(f64, usize), b: &(f64, usize)| {
+            a.0.total_cmp(&b.0).then_with(|| {
+                let (ia, ib) = (&corpus.items[cand[a.1]], &corpus.items[cand[b.1]]);
+                ib.published.cmp(&ia.published).then(ib.id.cmp(&ia.id))
+            })
+        };
+        let mut scored = scored;
+        let keep = opts.limit.unwrap_or(n).min(n);
+        if keep < n && keep > 0 {
+            scored.select_nth_unstable_by(keep - 1, order);
+            scored.truncate(keep);
+        } else if keep == 0 {
+            scored.clear();
+        }
+        scored.sort_unstable_by(order);
+        let items = scored
+            .into_iter()
+            .map(|(score, i)| {
+                let d = cand[i];
+                Ranked {
+                    id: corpus.items[d].id,
+                    doc: d,
+                    score,
+                    lexical: lexical[i],
+                    cosine: cosine[i],
+                    p_useful: p_useful[i],
+                    preference: pref[i],
+                }
+            })
+            .collect();
+        Ranking {
+            items,
+            candidates: n,
+            terms: ActiveTerms {
+                interests: !self.query.is_empty(),
+                embeddings: match embeddings {
+                    Embeddings::Off => EmbeddingStatus::Off,
+                    Embeddings::Unavailable(why) => EmbeddingStatus::Unavailable(why.clone()),
+                    Embeddings::On(_) if embedding_used => EmbeddingStatus::Used,
+                    Embeddings::On(_) => EmbeddingStatus::NoVectors,
+                },
+                classifier: self.classifier.is_some(),
+                preference: self.preference_active,
+                blend_weight: w,
+            },
+        }
+    }
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Percentile ranks, 0 for the highest score and 1 for the lowest; ties share the
+/// mean of their positions. One item gets 0.
+pub fn percentiles(scores: &[f32]) -> Vec<f64> {
+    let n = scores.len();
+    let mut idx: Vec<u32> = (0..n as u32).collect();
+    idx.sort_unstable_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
+    let mut out = vec![0.0; n];
+    let denom = (n.max(2) - 1) as f64;
+    let mut i = 0;
+    while i < n {
+        let mut j = i + 1;
+        while j < n && scores[idx[j] as usize] == scores[idx[i] as usize] {
+            j += 1;
+        }
+        let avg = (i + j - 1) as f64 / 2.0 / denom;
+        for &k in &idx[i..j] {
+            out[k as usize] = avg;
+        }
+        i = j;
+    }
+    out
+}
+
+/// Which rows of the corpus to rank and how many to return.
+#[derive(Debug, Clone, Default)]
+pub struct RankOptions {
+    /// Leave out items the reader has already rated (the feed list does; search does not).
+    pub exclude_clicked: bool,
+    /// Rank only these item ids (a search's hits, a time window); `None` ranks all.
+    pub only: Option<HashSet<i64>>,
+    /// Return only the best this many; `None` returns every candidate in order.
+    pub limit: Option<usize>,
+}
+
+/// One ranked item with the evidence that placed it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranked {
+    /// The item's id.
+    pub id: i64,
+    /// Its index position in the corpus.
+    pub doc: usize,
+    /// The blended percentile (0 best). Comparable only within one ranking.
+    pub score: f64,
+    /// BM25 of the interests text against the item.
+    pub lexical: f32,
+    /// Cosine to the interests vector, when embeddings took part.
+    pub cosine: Option<f32>,
+    /// The classifier's probability of "useful", when it is active.
+    pub p_useful: Option<f32>,
+    /// The preference term's score (0.5 neutral), when it is active.
+    pub preference: Option<f64>,
+}
+
+/// Whether embeddings took part in a ranking.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", content = "reason", rename_all = "snake_case")]
+pub enum EmbeddingStatus {
+    /// Not configured.
+    Off,
+    /// Configured but not answering; ranked without them.
+    Unavailable(String),
+    /// Configured, but no candidate has a stored vector of the right size.
+    NoVectors,
+    /// Cosine similarity joined the interests term.
+    Used,
+}
+
+/// Which terms took part in a ranking.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActiveTerms {
+    /// Some interest word occurs in the corpus.
+    pub interests: bool,
+    /// The embedding state.
+    pub embeddings: EmbeddingStatus,
+    /// The click classifier ran.
+    pub classifier: bool,
+    /// The preference term ran.
+    pub preference: bool,
+    /// Weight of the click terms against the interests term.
+    pub blend_weight: f64,
+}
+
+/// A ranked list and what produced it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ranking {
+    /// Best first, cut to the requested limit.
+    pub items: Vec<Ranked>,
+    /// How many candidates were ranked.
+    pub candidates: usize,
+    /// Which terms took part.
+    pub terms: ActiveTerms,
+}
+
+/// Fit a reader's model and rank in one call.
+pub fn rank(
+    corpus: &Corpus,
+    interests: &str,
+    clicks: &[Click],
+    opts: &RankOptions,
+    embeddings: &Embeddings,
+) -> Ranking {
+    ReaderModel::fit(corpus, interests, clicks).rank(corpus, opts, embeddings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ClickSource;
+
+    fn click(item_id: i64, useful: bool, source: ClickSource) -> Click {
+        Click { reader_id: 1, item_id, useful, source, at: String::new() }
+    }
+
+    pub(crate) fn item(id: i64, title: &str, summary: &str, tags: &[&str], source: i64) -> RankItem {
+        RankItem {
+            id,
+            title: title.into(),
+            summary: summary.into(),
+            source: format!("feed {source}"),
+            source_id: Some(source),
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+            content_type: Some("paper".into()),
+            published: Some(format!("2026-01-{:02}T00:00:00", (id % 28) + 1)),
+            vector: None,
+        }
+    }
+
+    #[test]
+    fn stems_meet() {
+        for (a, b) in [
+            ("networks", "network"),
+            ("folding", "fold"),
+            ("folded", "fold"),
+            ("samples", "sampling"),
+            ("studies", "study"),
+            ("molecules", "molecule"),
+            ("embedded", "embed"),
+            ("processes", "process"),
+        ] {
+            assert_eq!(stem(a), stem(b), "{a} vs {b}");
+        }
+        for w in ["bias", "string", "need", "corpus", "analysis", "gpt4"] {
+            assert_eq!(stem(w), w.trim_end_matches('e'), "{w}");
+        }
+    }
+
+    #[test]
+    fn tokenize_drops_stopwords_and_splits_hyphens() {
+        assert_eq!(
+            tokenize("I'm interested in graph-neural networks and the protein's folding"),
+            ["graph", "neural", "network", "protein", "fold"]
+        );
+    }
+
+    #[test]
+    fn percentiles_share_ties() {
+        let p = percentiles(&[3.0, 1.0, 1.0, 0.0]);
+        assert_eq!(p, vec![0.0, 0.5, 0.5, 1.0]);
+        assert_eq!(percentiles(&[2.0]), vec![0.0]);
+    }
+
+    fn corpus() -> Corpus {
+        Corpus::build(vec![
+            item(1, "Protein folding with diffusion", "We fold proteins using diffusion models.", &["protein"], 1),
+            item(2, "Graph neural networks for molecules", "Message passing on molecular graphs.", &["gnn"], 1),
+            item(3, "A new GPU driver release", "Drivers and firmware updates.", &["hardware"], 2),
+            item(4, "Sparse attention in transformers", "Efficient long-context language models.", &["llm"], 2),
+            item(5, "Cryo-EM structure of a membrane protein", "Protein structure determination.", &["protein"], 3),
+            item(6, "Stock market prediction with LSTMs", "Finance time series.", &["finance"], 3),
+        ])
+    }
+
+    fn ids(r: &Ranking) -> Vec<i64> {
+        r.items.iter().map(|x| x.id).collect()
+    }
+
+    #[test]
+    fn interests_alone_rank_matching_items_first() {
+        let c = corpus();
+        let r = rank(&c, "protein structure and folding", &[], &RankOptions::default(), &Embeddings::Off);
+        let mut top = ids(&r)[..2].to_vec();
+        top.sort();
+        assert_eq!(top, [1, 5]);
+        assert_eq!(r.items.last().map(|x| x.lexical), Some(0.0));
+        assert!(!r.terms.classifier && !r.terms.preference);
+        assert_eq!(r.terms.blend_weight, 0.0);
+    }
+
+    #[test]
+    fn clicks_move_items_and_bootstrap_does_not() {
+        let c = corpus();
+        let clicks = |source| {
+            vec![click(4, true, source), click(2, true, source), click(1, false, source), click(5, false, source)]
+        };
+        let model = ReaderModel::fit(&c, "protein", &clicks(ClickSource::Ui));
+        assert!(model.classifier.is_some() && model.preference_active);
+        assert_eq!(model.evidence, 4);
+        let model = ReaderModel::fit(&c, "protein", &clicks(ClickSource::Bootstrap));
+        assert!(model.classifier.is_none() && !model.preference_active);
+        assert_eq!(model.evidence, 0);
+        assert_eq!(model.blend_weight(), 0.0);
+    }
+
+    #[test]
+    fn all_upvotes_never_activate_preference() {
+        let c = corpus();
+        let clicks: Vec<Click> = (1..=6).map(|id| click(id, true, ClickSource::Ui)).collect();
+        let m = ReaderModel::fit(&c, "", &clicks);
+        assert!(!m.preference_active && m.classifier.is_none());
+        assert_eq!(m.blend_weight(), 0.0);
+    }
+
+    #[test]
+    fn classifier_learns_from_text() {
+        let c = corpus();
+        let examples = vec![(c.position(2).unwrap(), true), (c.position(6).unwrap(), false)];
+        let clf = Classifier::fit(&c, &examples).unwrap();
+        assert!(clf.logit(&c, c.position(2).unwrap()) > clf.logit(&c, c.position(6).unwrap()));
+        let again = Classifier::fit(&c, &examples).unwrap();
+        assert_eq!(clf.weights, again.weights);
+    }
+
+    #[test]
+    fn exclude_clicked_and_limit() {
+        let c = corpus();
+        let opts = RankOptions { exclude_clicked: true, limit: Some(2), only: None };
+        let r = rank(&c, "protein", &[click(5, true, ClickSource::Ui)], &opts, &Embeddings::Off);
+        assert_eq!(r.items.len(), 2);
+        assert_eq!(r.items[0].id, 1);
+        assert!(!ids(&r).contains(&5));
+        assert_eq!(r.candidates, 5);
+    }
+
+    struct Fixed(Result<Vec<f32>, EmbedError>);
+    impl Embedder for Fixed {
+        fn embed(&self, texts: &[String], _: EmbedKind) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.0.clone().map(|v| texts.iter().map(|_| v.clone()).collect())
+        }
+        fn describe(&self) -> String {
+            "fixed".into()
+        }
+    }
+
+    #[test]
+    fn embeddings_join_and_failures_degrade() {
+        let mut items = corpus().items().to_vec();
+        for it in &mut items {
+            it.vector = Some(if it.id == 6 { vec![1.0, 0.0] } else { vec![0.0, 1.0] });
+        }
+        let c = Corpus::build(items);
+        let e = Embeddings::for_interests(Some(&Fixed(Ok(vec![2.0, 0.0]))), "finance");
+        assert_eq!(e, Embeddings::On(vec![1.0, 0.0]));
+        let r = rank(&c, "finance", &[], &RankOptions::default(), &e);
+        assert_eq!(r.items[0].id, 6);
+        assert_eq!(r.terms.embeddings, EmbeddingStatus::Used);
+        let down = Embeddings::for_interests(Some(&Fixed(Err(EmbedError("refused".into())))), "finance");
+        assert!(matches!(down, Embeddings::Unavailable(ref s) if s.contains("refused")));
+        let r2 = rank(&c, "finance", &[], &RankOptions::default(), &down);
+        assert_eq!(r2.items[0].id, 6);
+        assert!(matches!(r2.terms.embeddings, EmbeddingStatus::Unavailable(_)));
+    }
+}
