@@ -1,4 +1,28 @@
-//! Exact algebra and calculus for attest.
+//! Exact algebra and calculus for attest's symbolic surface.
+//!
+//! A pure library: no I/O, no processes, no clock. Text goes in, a typed result
+//! (serialisable, with a JSON Schema) or a [`SymError`] comes out. Every operation is
+//! held to [`Limits`] (input length, nesting depth, digits, terms, work), so no input
+//! can run long, exhaust memory or overflow the stack; a refusal says which limit.
+//!
+//! * [`verify`] / [`verify_equation`] decide `lhs = rhs`: [`Verdict::Proved`],
+//!   [`Verdict::ProvedWhereDefined`] (with the domain caveat), [`Verdict::Refuted`]
+//!   (with a counterexample confirmed in exact or interval arithmetic) or
+//!   [`Verdict::Unknown`] — never a false "proved", and "unknown" is not "false".
+//! * [`check`] verifies a derivation written one step per line.
+//! * [`simplify`], [`differentiate`], [`integrate`], [`solve`], [`evaluate`],
+//!   [`evaluate_units`] and [`derivation`] do what their names say.
+//! * [`route`] is the `sym.ask` router.
+//!
+//! ```
+//! use attest_sym::{Limits, Verdict, verify};
+//! let v = verify("(x^2-1)/(x-1)", "x+1", &Limits::default()).unwrap();
+//! assert_eq!(v.verdict, Verdict::ProvedWhereDefined);
+//! assert_eq!(v.domain, ["x ≠ 1"]);
+//! let r = verify("sqrt(x^2)", "x", &Limits::default()).unwrap();
+//! assert_eq!(r.verdict, Verdict::Refuted);
+//! assert_eq!(r.counterexample.unwrap().point["x"], "-1");
+//! ```
 #![warn(missing_docs)]
 
 pub mod derivation;
@@ -15,6 +39,15 @@ pub mod router;
 pub mod solve;
 pub mod verify;
 
+pub use derivation::{DerivationResult, DerivationStep, derivation};
 pub use error::{Result, SymError};
 pub use expr::{Expr, Func, Q};
+pub use integrate::{Integral, IntegrationStep, integrate};
 pub use limits::Limits;
+pub use ops::{Derivative, Evaluated, Simplified, UnitsResult, differentiate, evaluate, evaluate_units, simplify};
+pub use parse::{Statement, parse_expr, parse_statement};
+pub use router::{RULES, TOOLS, route};
+pub use solve::{Solution, SolvedRoot, solve};
+pub use verify::{
+    CheckReport, CheckStep, Counterexample, NumericCheck, Verdict, Verification, check, verify, verify_equation,
+};

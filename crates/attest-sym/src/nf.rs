@@ -102,10 +102,13 @@ impl Cx {
             }
             return Ok(());
         }
-        if kind != CondKind::NonZero && u.num.0.keys().all(|m| m.iter().all(|(a, _)| positive_atom(a))) {
-            if u.num.0.values().all(Signed::is_positive) && u.den.is_one() {
-                return Ok(());
-            }
+        let holds = match kind {
+            CondKind::NonZero | CondKind::Positive => definitely_positive(u),
+            CondKind::NonNegative => definitely_nonneg(u),
+            CondKind::UnitInterval => false,
+        };
+        if holds {
+            return Ok(());
         }
         self.conds.insert((kind, u.clone()));
         Ok(())
@@ -115,6 +118,24 @@ impl Cx {
     pub fn cond_texts(&self) -> Vec<String> {
         self.conds.iter().map(|(k, u)| cond_text(*k, u)).collect()
     }
+}
+
+/// Whether every term is a positive coefficient times even powers or non-negative atoms.
+fn nonneg_poly(p: &Poly) -> bool {
+    p.0.iter().all(|(m, c)| c.is_positive() && m.iter().all(|(a, e)| e % 2 == 0 || nonnegative_atom(a)))
+}
+
+fn positive_poly(p: &Poly) -> bool {
+    let all_positive_atoms = p.0.iter().all(|(m, c)| c.is_positive() && m.iter().all(|(a, _)| positive_atom(a)));
+    all_positive_atoms || (nonneg_poly(p) && p.0.get(&Vec::new()).is_some_and(Signed::is_positive))
+}
+
+fn definitely_nonneg(u: &Nf) -> bool {
+    nonneg_poly(&u.num) && positive_poly(&u.den)
+}
+
+fn definitely_positive(u: &Nf) -> bool {
+    positive_poly(&u.num) && positive_poly(&u.den)
 }
 
 fn positive_atom(a: &Atom) -> bool {

@@ -85,6 +85,9 @@ pub const RULES: &[Rule] = &[
         tool: "sym.differentiate",
         phrases: &[
             "differentiate",
+            "d dx",
+            "d dt",
+            "d dy",
             "derivative",
             "derivatives",
             "differentiating",
@@ -242,6 +245,11 @@ fn arguments(tool: &str, q: &Question, raw: &str, f: &Extracted) -> Map<String, 
                 args.insert("subs".into(), json!(f.subs));
             }
         }
+        "sym.differentiate" => {
+            let e = f.whole();
+            let stripped = e.strip_prefix("d/dx").or_else(|| e.strip_prefix("\\frac{d}{dx}")).unwrap_or(&e).trim();
+            args.insert("expr".into(), json!(stripped));
+        }
         _ => {
             args.insert("expr".into(), json!(f.whole()));
         }
@@ -373,6 +381,7 @@ const JOINERS: &[&[&str]] = &[
     &["is", "equal", "to"],
     &["equal", "to"],
     &["equals"],
+    &["equal"],
     &["is", "the", "same", "as"],
     &["the", "same", "as"],
     &["same", "as"],
