@@ -350,6 +350,16 @@ struct Parser<'a> {
     nodes: usize,
     abs_open: usize,
     limits: &'a Limits,
+    stack_base: usize,
+}
+
+/// Stack the parser may use, whatever the build profile: nesting is refused before
+/// this much is used, so a small thread stack cannot overflow while parsing.
+const PARSE_STACK_BUDGET: usize = 512 * 1024;
+
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 /// Parse one expression (no `=`).
@@ -390,7 +400,7 @@ pub fn parse_chain(text: &str, limits: &Limits) -> Result<Vec<Expr>> {
         return Err(SymError::input("the expression is empty"));
     }
     let toks = Lexer { text, pos: 0, out: Vec::new(), limits }.run()?;
-    let mut p = Parser { text, toks, i: 0, depth: 0, nodes: 0, abs_open: 0, limits };
+    let mut p = Parser { text, toks, i: 0, depth: 0, nodes: 0, abs_open: 0, limits, stack_base: stack_address() };
     let mut parts = vec![p.sum()?];
     while p.eat(&Tok::Equals) {
         parts.push(p.sum()?);
@@ -452,7 +462,7 @@ impl<'a> Parser<'a> {
 
     fn enter(&mut self) -> Result<()> {
         self.depth += 1;
-        if self.depth > self.limits.max_depth {
+        if self.depth > self.limits.max_depth || self.stack_base.abs_diff(stack_address()) > PARSE_STACK_BUDGET {
             return Err(SymError::limit(format!(
                 "the expression is nested more than {} levels deep (at position {}), over the limit",
                 self.limits.max_depth,
