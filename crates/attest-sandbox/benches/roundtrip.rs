@@ -1,8 +1,10 @@
 //! Round-trip cost of one trivial request: through a persistent worker (on a
-//! current-thread and on a multi-thread runtime, as the servers run) and with a fresh
+//! current-thread and on a multi-thread runtime, as the servers run, entered per call or
+//! calling from inside) and with a fresh
 //! worker per call (`max_requests_per_worker = 1`).
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use attest_sandbox::{Limits, Pool, Spec};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -29,6 +31,19 @@ fn roundtrip(c: &mut Criterion) {
     multi.block_on(pool.call(&request)).unwrap();
     group.bench_function("persistent/multi_thread", |b| {
         b.iter(|| multi.block_on(async { pool.call(&request).await.unwrap() }))
+    });
+
+    // Calls made from inside the runtime, as a server's handlers make them.
+    group.bench_function("persistent/multi_thread_in_runtime", |b| {
+        b.iter_custom(|iters| {
+            multi.block_on(async {
+                let start = Instant::now();
+                for _ in 0..iters {
+                    pool.call(&request).await.unwrap();
+                }
+                start.elapsed()
+            })
+        })
     });
 
     let pool = Pool::new(spec(1));
