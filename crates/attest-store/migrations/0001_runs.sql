@@ -13,7 +13,8 @@ CREATE TABLE runs (
     source_hash TEXT,                          -- blake3 of the bytes read, at scan time
     config_json TEXT,
     notes       TEXT,
-    corpus      TEXT,
+    corpus      TEXT,                          -- corpora.name, when the run says which data it saw
+    caveats     TEXT,                          -- JSON array of {metric?, text}: what to know about its numbers
     scanned_at  TEXT NOT NULL,
     UNIQUE (project, name)
 );
@@ -28,6 +29,17 @@ CREATE TABLE run_metrics (
 );
 CREATE INDEX run_metrics_by_run ON run_metrics (run_id, metric);
 
+-- Every project directory a scan looked at, where it was, and (when it yielded no run)
+-- why. Lets compare find the research root's metric_directions.toml for a project.
+CREATE TABLE projects (
+    name       TEXT PRIMARY KEY,
+    dir        TEXT NOT NULL,                  -- absolute directory
+    root       TEXT NOT NULL,                  -- the research root it was scanned under
+    n_runs     INTEGER NOT NULL,
+    diagnostic TEXT,                           -- why it yielded nothing, when it did
+    scanned_at TEXT NOT NULL
+);
+
 -- Corpora named by artifacts or by a corpora.toml manifest. A definition that two
 -- sources disagree on is kept, and marked contested, rather than overwritten.
 CREATE TABLE corpora (
@@ -37,5 +49,5 @@ CREATE TABLE corpora (
     tokenizer  TEXT,
     vocab_size INTEGER,
     seq_len    INTEGER,
-    contested  TEXT
+    contested  TEXT                            -- what sources disagree on, when they do
 );
