@@ -1,0 +1,286 @@
+//! Scanning: counts, refusals, diagnostics, id stability, atomicity, hashes.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use attest_runs::LedgerError;
+use attest_runs::hash;
+use attest_runs::ledger::{Ledger, LedgerOptions, ScanReport};
+use attest_store::Store;
+use sqlx::Row;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+async fn ledger() -> Ledger {
+    Ledger::new(Store::open_in_memory().await.unwrap(), LedgerOptions::default())
+}
+
+async fn scan(l: &Ledger, root: &Path) -> ScanReport {
+    l.scan(root, None, |_| ControlFlow::Continue(())).await.unwrap()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+async fn count(l: &Ledger, sql: &str) -> i64 {
+    sqlx::query(sql).fetch_one(l.store().pool()).await.unwrap().get(0)
+}
+
+#[tokio::test]
+async fn example_workspace_scans_as_documented() {
+    let l = ledger().await;
+    let r = scan(&l, &repo().join("examples/workspace")).await;
+    assert_eq!(r.total_runs, 12, "{r:#?}");
+    let per: Vec<(&str, usize, usize)> = r.projects.iter().map(|p| (p.project.as_str(), p.runs, p.specs)).collect();
+    assert_eq!(per, [("asr-distill", 9, 1), ("summarizer-prompts", 3, 0)]);
+    assert_eq!(r.message, "12 runs across 2 projects; nothing recognised in paper");
+    assert_eq!(r.empty.len(), 1);
+    assert!(
+        r.empty[0].diagnostic.contains("1 file but none in a format") && r.empty[0].diagnostic.contains(".md"),
+        "{}",
+        r.empty[0].diagnostic
+    );
+    let asr = &r.projects[0];
+    let notes: Vec<String> = asr.notes.iter().map(|n| format!("{}: {}", n.path, n.note)).collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("results/tokenizer_vocab.json: not recorded") && n.contains("lookup table")),
+        "{notes:#?}"
+    );
+    assert!(notes.iter().any(|n| n.starts_with("logs/trainlog_kdalpha50.jsonl: 1 line of 7 skipped")), "{notes:#?}");
+
+    let list = l.list(Some("asr-distill"), None, 100).await.unwrap();
+    let names: Vec<&str> = list.runs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "beam_search/b1",
+            "beam_search/b4",
+            "beam_search/b8",
+            "kdalpha_0",
+            "kdalpha_25",
+            "kdalpha_50",
+            "kdalpha_75",
+            "planned_alpha90",
+            "trainlog_kdalpha50"
+        ]
+    );
+    let spec = l.detail("asr-distill", "planned_alpha90").await.unwrap();
+    assert_eq!(spec.status, "spec");
+    assert!(spec.metrics.is_empty());
+    assert_eq!(spec.notes.as_deref().unwrap().lines().count(), 3);
+    assert_eq!(spec.config.as_ref().unwrap()["distill"]["alpha"], 0.9);
+    assert_eq!(spec.family.as_deref(), Some("planned"));
+
+    let k = l.detail("asr-distill", "kdalpha_25").await.unwrap();
+    assert_eq!(k.config, Some(serde_json::json!({"seed": "17"})));
+    assert_eq!(k.corpus.as_deref(), Some("cv-en-heldout"));
+    let m: Vec<(String, f64)> = k.metrics.iter().map(|m| (m.metric.clone(), m.value)).collect();
+    assert_eq!(m, [("n_records".to_string(), 2400.0), ("wer".to_string(), 0.0756)]);
+
+    let log = l.detail("asr-distill", "trainlog_kdalpha50").await.unwrap();
+    assert_eq!(log.metrics.len(), 18);
+    let last = log.metrics.iter().filter(|m| m.metric == "val_loss").max_by_key(|m| m.step).unwrap();
+    assert_eq!((last.value, last.step), (1.284, Some(3000)));
+    assert!(log.caveats.iter().any(|c| c.contains("1 line of its log could not be parsed")), "{:?}", log.caveats);
+
+    let b8 = l.detail("asr-distill", "beam_search/b8").await.unwrap();
+    assert!(b8.source_path.ends_with("results/beam_search.csv#row=b8"), "{}", b8.source_path);
+    assert_eq!(b8.family.as_deref(), Some("beam_search"));
+    let m: Vec<(String, f64)> = b8.metrics.iter().map(|m| (m.metric.clone(), m.value)).collect();
+    assert_eq!(m, [("beam".into(), 8.0), ("n_records".into(), 2400.0), ("rtf".into(), 0.34), ("wer".into(), 0.0655)]);
+    assert_eq!(b8.corpus.as_deref(), Some("cv-en-heldout"));
+
+    // every source_hash can be recomputed from its source_path
+    let rows = sqlx::query("SELECT source_path, source_hash FROM runs").fetch_all(l.store().pool()).await.unwrap();
+    assert_eq!(rows.len(), 12);
+    for r in rows {
+        let (p, h): (String, Option<String>) = (r.get(0), r.get(1));
+        assert!(Path::new(hash::split_fragment(&p).0).is_absolute(), "{p}");
+        assert_eq!(hash::evidence(&p).await, h, "{p}");
+    }
+}
+
+#[tokio::test]
+async fn ids_survive_rescans_and_vanished_runs_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join("p/results/sw_a.json"), r#"{"wer": 0.1}"#);
+    write(&root.join("p/results/sw_b.json"), r#"{"wer": 0.2}"#);
+    write(&root.join("p/results/sw_c.json"), r#"{"wer": 0.3}"#);
+    let l = ledger().await;
+    scan(&l, root).await;
+    let a1 = l.detail("p", "sw_a").await.unwrap();
+    let b1 = l.detail("p", "sw_b").await.unwrap();
+    std::fs::remove_file(root.join("p/results/sw_c.json")).unwrap();
+    write(&root.join("p/results/sw_b.json"), r#"{"wer": 0.25, "cer": 0.1}"#);
+    write(&root.join("p/results/sw_d.json"), r#"{"wer": 0.4}"#);
+    let r = scan(&l, root).await;
+    assert_eq!(r.projects[0].removed, 1);
+    let a2 = l.detail("p", "sw_a").await.unwrap();
+    let b2 = l.detail("p", "sw_b").await.unwrap();
+    assert_eq!((a2.id, b2.id), (a1.id, b1.id), "ids are stable");
+    assert_eq!(a2.source_hash, a1.source_hash, "unchanged content, unchanged hash");
+    assert_ne!(b2.source_hash, b1.source_hash);
+    assert_eq!(b2.metrics.len(), 2, "metric rows replaced, not appended");
+    assert!(l.detail("p", "sw_c").await.is_err());
+    assert_eq!(count(&l, "SELECT count(*) FROM run_metrics").await, 4);
+    // a rescan of one project leaves the others alone
+    write(&root.join("q/results/x_a.json"), r#"{"wer": 0.1}"#);
+    scan(&l, root).await;
+    std::fs::remove_file(root.join("q/results/x_a.json")).unwrap();
+    write(&root.join("q/results/x_b.json"), r#"{"wer": 0.1}"#);
+    l.scan(root, Some("p"), |_| ControlFlow::Continue(())).await.unwrap();
+    assert!(l.detail("q", "x_a").await.is_ok(), "q was not rescanned");
+    // touching a file without changing it keeps the hash
+    let before = l.detail("p", "sw_a").await.unwrap().source_hash;
+    write(&root.join("p/results/sw_a.json"), r#"{"wer": 0.1}"#);
+    assert_eq!(hash::evidence(&a1.source_path).await, before);
+}
+
+#[tokio::test]
+async fn a_failed_scan_leaves_the_previous_rows_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join("a/results/m_x.json"), r#"{"wer": 0.1}"#);
+    write(&root.join("b/results/m_y.json"), r#"{"wer": 0.2}"#);
+    let l = ledger().await;
+    scan(&l, root).await;
+    let before = count(&l, "SELECT count(*) FROM runs").await;
+    // The second project's write fails half-way through the scan.
+    sqlx::query(
+        "CREATE TRIGGER boom BEFORE INSERT ON runs WHEN NEW.name = 'm_boom' BEGIN SELECT RAISE(ABORT, 'boom'); END",
+    )
+    .execute(l.store().pool())
+    .await
+    .unwrap();
+    std::fs::remove_file(root.join("a/results/m_x.json")).unwrap();
+    write(&root.join("a/results/m_z.json"), r#"{"wer": 0.3}"#);
+    write(&root.join("b/results/m_boom.json"), r#"{"wer": 0.4}"#);
+    let err = l.scan(root, None, |_| ControlFlow::Continue(())).await.unwrap_err();
+    assert!(matches!(err, LedgerError::Store(_)), "{err}");
+    assert_eq!(count(&l, "SELECT count(*) FROM runs").await, before);
+    assert!(l.detail("a", "m_x").await.is_ok(), "project a's earlier rows survived");
+    assert!(l.detail("a", "m_z").await.is_err(), "nothing of the failed scan was written");
+    // A cancelled scan writes nothing either.
+    sqlx::query("DROP TRIGGER boom").execute(l.store().pool()).await.unwrap();
+    let err = l
+        .scan(root, None, |p| if p.index == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("cancelled"));
+    assert!(l.detail("a", "m_x").await.is_ok());
+    let r = scan(&l, root).await;
+    assert_eq!(r.total_runs, 3);
+}
+
+#[tokio::test]
+async fn refusals_are_noted_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let res = root.join("p/results");
+    write(&res.join("ok_a.json"), r#"{"wer": NaN, "cer": 0.2, "ok": true}"#);
+    write(&res.join("broken.json"), r#"{"wer": 0.1"#);
+    write(&res.join("strings.json"), r#"{"model": "x"}"#);
+    write(&res.join("table.csv"), "beam,wer\n1,0.1\n4,0.2\n");
+    write(&res.join("labelled.csv"), "Arm,wer,seed\nb1,0.1,3\nb2,inf,3\n");
+    let big = res.join("huge.json");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(50 * 1024 * 1024).unwrap();
+    let l = ledger().await;
+    let t = std::time::Instant::now();
+    let r = scan(&l, root).await;
+    assert!(t.elapsed().as_secs_f64() < 5.0, "the 50 MB file must not be read");
+    let notes: Vec<String> = r.projects[0].notes.iter().map(|n| format!("{}: {}", n.path, n.note)).collect();
+    let has = |p: &str, s: &str| notes.iter().any(|n| n.starts_with(p) && n.contains(s));
+    assert!(has("results/huge.json", "50.0 MB is over the 20 MB limit"), "{notes:#?}");
+    assert!(has("results/broken.json", "not valid JSON"), "{notes:#?}");
+    assert!(has("results/strings.json", "no numeric result"), "{notes:#?}");
+    assert!(has("results/table.csv", "add a column called one of config_name, config, name, run"), "{notes:#?}");
+    let names: Vec<String> = l.list(Some("p"), None, 50).await.unwrap().runs.into_iter().map(|r| r.name).collect();
+    assert_eq!(names, ["labelled/b1", "ok_a"], "b2's only metric was infinite");
+    let ok = l.detail("p", "ok_a").await.unwrap();
+    assert_eq!(ok.metrics.len(), 1);
+    assert!(ok.caveats.iter().any(|c| c.contains("`wer` was NaN and was dropped")), "{:?}", ok.caveats);
+    let b1 = l.detail("p", "labelled/b1").await.unwrap();
+    assert_eq!(b1.config, Some(serde_json::json!({"seed": 3.0})));
+}
+
+#[tokio::test]
+async fn a_scan_that_finds_nothing_says_where_the_files_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join("notes/readme.md"), "hi");
+    write(&root.join("loose/scores.json"), r#"{"wer": 0.1}"#);
+    write(&root.join("plans/configs/next.yaml"), "a: 1\n");
+    std::fs::create_dir_all(root.join("void")).unwrap();
+    write(&root.join("deep/analysis/out/r.csv"), "arm,wer\na,0.1\n");
+    let l = ledger().await;
+    let r = scan(&l, root).await;
+    assert_eq!(r.total_runs, 1, "the planned config is a spec: {r:#?}");
+    assert_eq!(r.projects[0].project, "plans");
+    let diag = |p: &str| r.empty.iter().find(|e| e.project == p).unwrap().diagnostic.clone();
+    assert!(diag("notes").contains("none in a format the ledger reads (found .md)"), "{}", diag("notes"));
+    assert!(
+        diag("loose").contains("none under a results directory (they are in the project's top level)"),
+        "{}",
+        diag("loose")
+    );
+    assert!(diag("deep").contains("they are in analysis/out/"), "{}", diag("deep"));
+    assert!(diag("void").contains("empty"), "{}", diag("void"));
+
+    let empty = tempfile::tempdir().unwrap();
+    let r = scan(&l, empty.path()).await;
+    assert!(r.found_nothing());
+    assert!(r.message.contains("found no runs") && r.message.contains("projects are subdirectories"), "{}", r.message);
+    let e = l.scan(&empty.path().join("nope"), None, |_| ControlFlow::Continue(())).await.unwrap_err();
+    assert!(e.to_string().contains("no such directory"), "{e}");
+    let e = l.scan(root, Some("missing"), |_| ControlFlow::Continue(())).await.unwrap_err();
+    assert!(e.to_string().contains("deep, loose, notes, plans, void"), "{e}");
+}
+
+#[tokio::test]
+async fn the_root_itself_is_a_fallback_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("myproj");
+    write(&root.join("results/a_1.json"), r#"{"acc": 0.9}"#);
+    write(&root.join("results/a_2.json"), r#"{"acc": 0.8}"#);
+    let l = ledger().await;
+    let r = scan(&l, &root).await;
+    assert_eq!(r.projects.len(), 1);
+    assert_eq!(r.projects[0].project, "myproj");
+    assert!(r.empty.is_empty(), "results/ was consumed by the root, not an empty project: {r:#?}");
+}
+
+#[tokio::test]
+async fn list_detail_and_name_helpers() {
+    let l = ledger().await;
+    scan(&l, &repo().join("examples/workspace")).await;
+    let all = l.list(None, None, 4).await.unwrap();
+    assert_eq!(all.total, 12);
+    let projects: Vec<&str> = all.runs.iter().map(|r| r.project.as_str()).collect();
+    assert_eq!(projects, ["asr-distill", "summarizer-prompts", "asr-distill", "summarizer-prompts"], "round-robin");
+    assert_eq!(all.n_families, 5);
+    assert_eq!(all.families[0].family, "kdalpha");
+    let fams = l.families(Some("summarizer-prompts")).await.unwrap();
+    assert_eq!((fams[0].family.as_str(), fams[0].n), ("prompt", 3));
+    let e = l.detail("asr-distill", "kdalpha_100").await.unwrap_err().to_string();
+    assert!(e.contains("close matches: kdalpha_0, kdalpha_25"), "{e}");
+    let e = l.detail("nope", "x").await.unwrap_err().to_string();
+    assert!(e.contains("no project 'nope'"), "{e}");
+    assert_eq!(l.family_named_in("which kdalpha arm won?").await.unwrap().as_deref(), Some("kdalpha"));
+    assert_eq!(l.family_named_in("kdalpha_50 or beam").await.unwrap(), None);
+    assert_eq!(l.family_named_in("compare beam_search please").await.unwrap().as_deref(), Some("beam_search"));
+    assert_eq!(
+        l.run_named_in("show me kdalpha_50.").await.unwrap(),
+        Some(("asr-distill".to_string(), "kdalpha_50".to_string()))
+    );
+    assert_eq!(
+        l.run_named_in("what about beam_search/b8?").await.unwrap().map(|r| r.1).as_deref(),
+        Some("beam_search/b8")
+    );
+    assert_eq!(l.run_named_in("kdalpha_50 vs kdalpha_75").await.unwrap(), None, "two runs named");
+}
