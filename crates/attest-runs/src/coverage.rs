@@ -1,1 +1,201 @@
-//! TODO
+//! Claim coverage: the decimals written in a draft's prose that no claim backs.
+//!
+//! A number is covered when some well-formed claim in the same file has the same
+//! value (within the claim's `tol=`, at least 1e-9), wherever in the file that claim
+//! is. Integers never count (section numbers, layer counts, sample sizes written
+//! bare), and neither does anything that is not prose: HTML comments (the claims
+//! themselves), fenced and inline code, URLs, semantic versions and ISO dates.
+//! `2,400` counts (as 2400) and so does a Unicode minus.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::LedgerError;
+use crate::claims::{self, Skipped};
+
+/// One decimal in the prose that no claim covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Uncovered {
+    /// The draft.
+    pub file: String,
+    /// The line the number is on.
+    pub line: usize,
+    /// The number's value (`1,000` is 1000).
+    pub value: f64,
+    /// The number as written.
+    pub written: String,
+    /// The start of its line, trimmed, at most 120 characters.
+    pub context: String,
+}
+
+/// The coverage of the drafts under a path.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Coverage {
+    /// Decimals found in the prose.
+    pub numbers: usize,
+    /// How many of them a claim in the same file covers.
+    pub covered: usize,
+    /// The rest, by file and line.
+    pub uncovered: Vec<Uncovered>,
+    /// How many drafts were read.
+    pub files: usize,
+    /// Drafts found but not read, and why.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Coverage {
+    /// `12/21 numbers covered by a claim across 1 file`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}/{} covered by a claim across {}",
+            self.covered,
+            attest_core::text::plural(self.numbers, "number", "numbers"),
+            attest_core::text::plural(self.files, "file", "files")
+        )
+    }
+}
+
+static SEMVER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bv?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.\-]+)?").expect("valid regex"));
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:https?|ftp|file)://\S+|\bwww\.\S+").expect("valid regex"));
+static DATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?").expect("valid regex"));
+static GROUPED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[-\u{2212}]?\d{1,3}(?:,\d{3})+(?:\.\d+)?").expect("valid regex"));
+static DECIMAL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[-\u{2212}]?\d+\.\d+(?:[eE][+-]?\d+)?").expect("valid regex"));
+
+/// The text with everything that is not prose replaced by spaces, byte for byte, so
+/// offsets (and lines) are unchanged.
+pub fn prose(text: &str) -> String {
+    let code = claims::code_ranges(text);
+    let mut masks: Vec<Range<usize>> = claims::comment_ranges(text, &code);
+    masks.extend(code);
+    for re in [&*URL, &*SEMVER, &*DATE] {
+        masks.extend(re.find_iter(text).map(|m| m.range()));
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for r in masks {
+        bytes[r].fill(b' ');
+    }
+    // Every masked range starts and ends on a character boundary, so this is UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// The decimals of prose text, as `(byte offset, written, value)`. A number counts when
+/// no letter, digit, `_` or `.` touches its start, no digit follows it, and it has a
+/// decimal point or thousands separators.
+pub fn decimals(prose: &str) -> Vec<(usize, String, f64)> {
+    let mut out = Vec::new();
+    let mut prev: Option<char> = None;
+    let mut skip_to = 0;
+    for (i, c) in prose.char_indices() {
+        let before = prev;
+        prev = Some(c);
+        if i < skip_to || !(c.is_ascii_digit() || c == '-' || c == '\u{2212}') {
+            continue;
+        }
+        if before.is_some_and(|b| b.is_alphanumeric() || b == '_' || b == '.') {
+            continue;
+        }
+        let rest = &prose[i..];
+        let found = [&*GROUPED, &*DECIMAL].into_iter().find_map(|re| {
+            let m = re.find(rest)?;
+            let next = rest[m.end()..].chars().next();
+            (!next.is_some_and(|n| n.is_ascii_digit())).then_some(m.as_str())
+        });
+        if let Some(written) = found {
+            let value = written.replace('\u{2212}', "-").replace(',', "").parse::<f64>();
+            if let Ok(v) = value.map_err(|_| ()).and_then(|v| if v.is_finite() { Ok(v) } else { Err(()) }) {
+                out.push((i, written.to_string(), v));
+                skip_to = i + written.len();
+            }
+        }
+    }
+    out
+}
+
+/// The coverage of one text: `(numbers found, uncovered ones)`.
+pub fn of_text(text: &str, file: &str) -> (usize, Vec<Uncovered>) {
+    let parsed = claims::parse(text, file);
+    let masked = prose(text);
+    let nums = decimals(&masked);
+    let mut lines = claims::Lines::new(text);
+    let mut uncovered = Vec::new();
+    for (at, written, value) in &nums {
+        let covered = parsed.claims.iter().any(|c| (value - c.value).abs() <= c.tolerance().max(claims::DEFAULT_TOL));
+        if covered {
+            continue;
+        }
+        let line = lines.of(*at);
+        let start = text[..*at].rfind('\n').map_or(0, |p| p + 1);
+        let end = text[*at..].find('\n').map_or(text.len(), |p| at + p);
+        let context: String = text[start..end].trim().chars().take(120).collect();
+        uncovered.push(Uncovered { file: file.to_string(), line, value: *value, written: written.clone(), context });
+    }
+    (nums.len(), uncovered)
+}
+
+/// The coverage of the drafts at `path` (relative to the research root; `None` for the
+/// whole root). A path that does not exist or lies outside the root is refused.
+pub fn coverage(root: &Path, path: Option<&Path>) -> Result<Coverage, LedgerError> {
+    let (root, target) = claims::resolve_target(root, path)?;
+    let mut out = Coverage::default();
+    for file in claims::drafts(&target) {
+        let name = claims::label(&file, &root);
+        match claims::read_draft(&file) {
+            Ok(text) => {
+                let (n, un) = of_text(&text, &name);
+                out.files += 1;
+                out.numbers += n;
+                out.covered += n - un.len();
+                out.uncovered.extend(un);
+            }
+            Err(reason) => out.skipped.push(Skipped { file: name, reason }),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(text: &str) -> Vec<f64> {
+        decimals(&prose(text)).into_iter().map(|(_, _, v)| v).collect()
+    }
+
+    #[test]
+    fn counts_decimals_and_grouped_integers_only() {
+        assert_eq!(values("12 layers, 2,400 items, 0.5 and 11.5% and 1e-3 and 8e-4"), [2400.0, 0.5, 11.5]);
+        assert_eq!(values("a drop of \u{2212}0.3 and -1.25e2"), [-0.3, -125.0]);
+        assert_eq!(values("1,234,567.5 but not 1,2345 or 12,34"), [1234567.5]);
+    }
+
+    #[test]
+    fn masks_what_is_not_prose() {
+        let text = "v0.1.0 and 1.2.3 on 2026-11-28 at https://x.org/a/1.5 see `lr=0.001` <!-- claim: p/r metric=m value=0.25 -->\n```\nx = 3.14\n```\nkept 0.75";
+        assert_eq!(values(text), [0.75]);
+    }
+
+    #[test]
+    fn words_and_dotted_names_do_not_start_numbers() {
+        assert_eq!(values("t4.5 x_1.5 a.1.5 (0.9) -0.2"), [0.9, -0.2]);
+    }
+
+    #[test]
+    fn claims_cover_anywhere_in_the_file_within_tolerance() {
+        let text = "At 0.0719 and 0.066 and 0.07 and 1.0.\n<!-- claim: p/r metric=wer value=0.0719 -->\n<!-- claim: p/s metric=wer value=0.0655 tol=0.001 -->\n<!-- claim: p/s metric=wer value=high -->";
+        let (n, un) = of_text(text, "d.md");
+        assert_eq!(n, 4);
+        assert_eq!(un.iter().map(|u| u.value).collect::<Vec<_>>(), [0.07, 1.0]);
+        assert_eq!(un[0].line, 1);
+        assert!(un[0].context.starts_with("At 0.0719"));
+    }
+}

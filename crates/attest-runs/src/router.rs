@@ -1,1 +1,648 @@
-//! TODO
+//! The runs router: which provenance tool a plain-language question is for.
+//!
+//! [`route`] is a pure function (no model, no database, no clock): the same question
+//! always gets the same [`Decision`]. The rules are data ([`RULES`], first match wins),
+//! matched on whole words and phrases, never on substrings ("kdsweep" does not contain
+//! the word "sweep"). There is no catch-all: a question no rule claims is asked back
+//! with options, and a question that belongs to another surface is declined naming it.
+//!
+//! What the question states is extracted into `args` for the chosen tool: a family
+//! named explicitly (`the kdsweep family`, `compare kdsweep`), a metric (`wer`), a
+//! draft path (`paper/draft.md`) and a run name (`kdsweep_t4`). Without a database
+//! these are only what the words say; the tools confirm them against the ledger.
+//! `specs/routing.md` explains the table.
+
+use attest_core::Decision;
+use attest_core::route::{Question, Rule, elsewhere, first_match};
+use serde_json::{Map, Value};
+
+/// Tools offered when a question is asked back.
+pub const OPTIONS: &[&str] = &["runs.compare", "runs.list", "runs.claims_check"];
+
+/// The question back for an empty question.
+pub const EMPTY: &str = "What would you like to know about your runs or drafts? For example: which arm of a family won, what runs are recorded, or whether the numbers in paper/draft.md hold.";
+
+/// The question back for a question no rule claims.
+pub const UNCLEAR: &str = "I can't tell which of these you mean: compare the arms of a family, list what the ledger holds, or check the numbers in a draft. Which one? Naming a family, a run or a draft path helps.";
+
+/// The routing table, in order; the first rule with a phrase in the question wins.
+/// Phrases are matched on word boundaries; a word ending in `*` matches words it
+/// begins. Runs and draft paths named in the question are taken out before matching,
+/// so `sweep_a` never reads as the word "sweep".
+pub const RULES: &[Rule] = &[
+    Rule {
+        tool: "runs.record",
+        phrases: &[
+            "record these",
+            "record this",
+            "record the",
+            "record my",
+            "record a",
+            "record new",
+            "record results",
+            "record metrics",
+            "record it",
+            "record them",
+            "write the results",
+            "write these results",
+            "write results",
+            "write the metrics",
+            "save these",
+            "save the results",
+            "save my results",
+            "save the metrics",
+            "save metrics",
+            "log these",
+            "log the results",
+            "log this",
+            "log my results",
+            "add these results",
+            "add this result",
+            "add a result",
+            "add these metrics",
+            "enter these",
+            "put these in the ledger",
+            "put this in the ledger",
+            "leave files for the ledger",
+        ],
+    },
+    Rule {
+        tool: "runs.claims_coverage",
+        phrases: &[
+            "forget to cite",
+            "forgot to cite",
+            "forgotten to cite",
+            "not cite",
+            "didn't cite",
+            "didnt cite",
+            "not cited",
+            "never cited",
+            "uncovered",
+            "no claim",
+            "no claims",
+            "without a claim",
+            "without claims",
+            "without any claim",
+            "lack a claim",
+            "lacks a claim",
+            "missing a claim",
+            "missing claims",
+            "not backed",
+            "unbacked",
+            "backed by a claim",
+            "backed by claims",
+            "coverage",
+            "covered",
+            "unannotated",
+            "not annotated",
+            "no annotation",
+            "without annotation*",
+            "unclaimed",
+            "numbers have no",
+            "every number",
+        ],
+    },
+    Rule {
+        tool: "runs.claims_check",
+        phrases: &[
+            "draft",
+            "drafts",
+            "draft's",
+            "claim",
+            "claims",
+            "manuscript*",
+            "preprint",
+            "thesis",
+            "writeup",
+            "write up",
+            "paper right",
+            "paper correct",
+            "numbers right",
+            "numbers correct",
+            "numbers still",
+            "check the numbers",
+            "check my numbers",
+            "check the figures",
+            "numbers in my",
+            "numbers i wrote",
+            "numbers i quote",
+            "verify",
+            "fact check",
+            "factcheck",
+            "still true",
+            "still hold",
+            "still correct",
+            "contradict*",
+            "stale",
+            "annotations",
+        ],
+    },
+    Rule {
+        tool: "runs.compare",
+        phrases: &[
+            "won",
+            "win",
+            "wins",
+            "winner",
+            "winning",
+            "beat",
+            "beats",
+            "outperform*",
+            "compare",
+            "comparison",
+            "compared",
+            "versus",
+            "vs",
+            "better",
+            "best",
+            "worse",
+            "worst",
+            "rank",
+            "ranking",
+            "ranked",
+            "leaderboard",
+            "which arm",
+            "which setting",
+            "which config",
+            "which variant",
+            "strongest",
+            "weakest",
+            "lowest",
+            "highest",
+            "came out ahead",
+            "head to head",
+        ],
+    },
+    Rule {
+        tool: "runs.scan",
+        phrases: &[
+            "scan",
+            "rescan",
+            "re scan",
+            "re read",
+            "reread",
+            "reload",
+            "refresh",
+            "pick up",
+            "ingest",
+            "import",
+            "sync",
+            "update the ledger",
+            "update my ledger",
+            "just added",
+            "just wrote",
+            "just finished",
+            "just ran",
+            "just saved",
+            "new results",
+            "new files",
+            "fresh results",
+        ],
+    },
+    Rule {
+        tool: "runs.detail",
+        phrases: &[
+            "detail",
+            "details",
+            "config",
+            "configs",
+            "configuration",
+            "hyperparam*",
+            "settings",
+            "one run",
+            "show run",
+            "show me run",
+            "about run",
+            "run called",
+            "run named",
+            "provenance",
+            "come from",
+            "came from",
+            "comes from",
+            "source file",
+            "which file",
+            "hash",
+            "seed",
+            "inspect",
+        ],
+    },
+    Rule {
+        tool: "runs.list",
+        phrases: &[
+            "recorded",
+            "what runs",
+            "which runs",
+            "list",
+            "runs do i have",
+            "my runs",
+            "all runs",
+            "all the runs",
+            "families",
+            "family",
+            "ledger",
+            "projects",
+            "experiments",
+            "inventory",
+            "how many runs",
+            "what have i run",
+            "what did i run",
+            "overview",
+            "show runs",
+            "show me the runs",
+            "runs are there",
+        ],
+    },
+    // Nouns of a comparison, weaker than the verbs above: "scan my sweep" is a scan.
+    Rule {
+        tool: "runs.compare",
+        phrases: &["sweep", "sweeps", "arm", "arms", "ablation", "ablations", "variants", "baseline"],
+    },
+];
+
+/// Words that mark a question as being about runs or drafts. When another surface's
+/// marker is also present ("compare the papers in my feed"), one of these keeps the
+/// question here; without one it is declined to that surface.
+pub const DOMAIN: &[&str] = &[
+    "run",
+    "runs",
+    "ledger",
+    "sweep",
+    "sweeps",
+    "arm",
+    "arms",
+    "draft",
+    "drafts",
+    "claim",
+    "claims",
+    "metric",
+    "metrics",
+    "family",
+    "families",
+    "result",
+    "results",
+    "experiment",
+    "experiments",
+    "ablation",
+    "ablations",
+    "manuscript",
+    "baseline",
+    "checkpoint",
+    "checkpoints",
+    "numbers",
+];
+
+/// Which extracted arguments each tool takes.
+pub const ARGS: &[(&str, &[&str])] = &[
+    ("runs.compare", &["family", "metric"]),
+    ("runs.list", &["family"]),
+    ("runs.detail", &["run"]),
+    ("runs.claims_check", &["path"]),
+    ("runs.claims_coverage", &["path"]),
+    ("runs.record", &["family", "run", "metric"]),
+    ("runs.scan", &[]),
+];
+
+/// Route a question to a provenance tool, or ask back, or decline it to the surface
+/// that owns it.
+pub fn route(question: &str) -> Decision {
+    let facts = Facts::of(question);
+    let q = Question::new(&facts.masked);
+    if Question::new(question).is_empty() {
+        return Decision::ask_back(EMPTY, OPTIONS);
+    }
+    let own = first_match(RULES, &q)
+        .map(|(r, p)| (r.tool, format!("the question says '{}'", p.replace('*', ""))))
+        .or_else(|| facts.path.as_ref().map(|p| ("runs.claims_check", format!("the question names the draft {p}"))))
+        .or_else(|| facts.run.as_ref().map(|r| ("runs.detail", format!("the question names the run {r}"))));
+    let other = elsewhere(&q, "runs");
+    match (own, other) {
+        (Some(_), Some(decline)) if !facts.about_runs(&q) => decline_to(decline),
+        (Some((tool, why)), _) => Decision::to(tool, facts.args_for(tool), why),
+        (None, Some(decline)) => decline_to(decline),
+        (None, None) => Decision::ask_back(UNCLEAR, OPTIONS),
+    }
+}
+
+/// A decline naming the surface that owns the question, keeping this surface's own
+/// tools as further options in case the question was about runs after all.
+fn decline_to(mut d: Decision) -> Decision {
+    d.answer
+        .push_str(" If you meant your runs or drafts, say which: compare a family, list the runs, or check a draft.");
+    d.options.extend(OPTIONS.iter().map(|s| s.to_string()));
+    d
+}
+
+/// What a question states, read from its tokens.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Facts {
+    family: Option<String>,
+    metric: Option<String>,
+    path: Option<String>,
+    /// A directory path (`paper/`), for the claims tools only.
+    dir: Option<String>,
+    run: Option<String>,
+    /// The question with run names and paths blanked out, for rule matching.
+    masked: String,
+}
+
+/// A token of the raw question: letters, digits and `_ - . / ~`, with its span.
+struct Tok<'q> {
+    raw: &'q str,
+    lower: String,
+    start: usize,
+    end: usize,
+    /// The token ended with `/` before trimming.
+    slash: bool,
+}
+
+fn tokens(q: &str) -> Vec<Tok<'_>> {
+    let is_tok = |c: char| c.is_alphanumeric() || "_-./~".contains(c);
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in q.char_indices().chain(std::iter::once((q.len(), ' '))) {
+        match (is_tok(c) && i < q.len(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                start = None;
+                let piece = &q[s..i];
+                let slash = piece.ends_with('/');
+                let trimmed = piece.trim_end_matches(['.', '-', '/']);
+                let mut lead = 0;
+                while trimmed[lead..].starts_with("./") {
+                    lead += 2;
+                }
+                lead += trimmed[lead..].len() - trimmed[lead..].trim_start_matches('-').len();
+                let raw = &trimmed[lead..];
+                if raw.chars().any(char::is_alphanumeric) {
+                    out.push(Tok { raw, lower: raw.to_lowercase(), start: s + lead, end: s + lead + raw.len(), slash });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+const STOP: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "my",
+    "our",
+    "your",
+    "their",
+    "this",
+    "that",
+    "these",
+    "those",
+    "all",
+    "both",
+    "each",
+    "every",
+    "any",
+    "some",
+    "new",
+    "latest",
+    "last",
+    "recent",
+    "best",
+    "top",
+    "two",
+    "three",
+    "which",
+    "what",
+    "of",
+    "in",
+    "on",
+    "by",
+    "and",
+    "or",
+    "with",
+    "vs",
+    "versus",
+    "to",
+    "against",
+    "sweep",
+    "sweeps",
+    "run",
+    "runs",
+    "arm",
+    "arms",
+    "family",
+    "families",
+    "ablation",
+    "ablations",
+    "experiment",
+    "experiments",
+    "results",
+    "result",
+    "variants",
+    "variant",
+    "it",
+    "them",
+    "called",
+    "named",
+    "ledger",
+    "baseline",
+    "i",
+    "me",
+    "we",
+    "you",
+    "do",
+    "did",
+    "is",
+    "are",
+    "was",
+    "were",
+    "how",
+    "many",
+    "much",
+    "for",
+    "from",
+    "across",
+    "between",
+    "numbers",
+    "metric",
+    "metrics",
+];
+
+/// Words that introduce a name in "the kdsweep arms".
+const DETERMINERS: &[&str] = &["the", "my", "our", "which", "these", "those", "all", "each", "every", "this"];
+
+/// Multi-word names of metrics.
+const ALIASES: &[(&str, &str)] =
+    &[("word error rate", "wer"), ("character error rate", "cer"), ("equal error rate", "eer"), ("f1 score", "f1")];
+
+/// Metric names that are also ordinary words, and the words before them that make
+/// them ordinary ("do you recall", "an error").
+const GUARDS: &[(&str, &[&str])] = &[
+    ("recall", &["i", "you", "we", "they", "do", "don't", "can't", "to"]),
+    ("map", &["to", "i", "you", "we", "a", "the"]),
+    ("error", &["an", "any", "no", "the", "this", "that"]),
+];
+
+fn known_metric(word: &str) -> bool {
+    crate::direction::BUILTIN.iter().any(|(name, _)| *name == word)
+}
+
+fn is_path(t: &Tok<'_>) -> bool {
+    [".md", ".markdown", ".tex"].iter().any(|e| t.lower.ends_with(e) && t.lower.len() > e.len())
+}
+
+fn run_like(t: &Tok<'_>) -> bool {
+    t.raw.chars().next().is_some_and(char::is_alphabetic)
+        && (t.raw.contains('_') || (t.raw.contains('-') && t.raw.chars().any(|c| c.is_ascii_digit())))
+        && !is_path(t)
+        && !known_metric(&t.lower)
+}
+
+fn family_like(word: &str) -> bool {
+    word.len() >= 2
+        && !STOP.contains(&word)
+        && !known_metric(word)
+        && word.chars().next().is_some_and(char::is_alphanumeric)
+        && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        && !word.chars().all(|c| c.is_ascii_digit())
+}
+
+impl Facts {
+    fn of(question: &str) -> Facts {
+        let toks = tokens(question);
+        let w = |i: usize| toks.get(i).map_or("", |t| t.lower.as_str());
+
+        let path = toks.iter().find(|t| is_path(t)).map(|t| t.raw.to_string());
+        let dir = toks
+            .iter()
+            .find(|t| t.slash && !is_path(t) && t.raw.chars().any(char::is_alphabetic))
+            .map(|t| format!("{}/", t.raw));
+
+        // A metric: stated explicitly ("by judge_score", "metric bleu"), else the first
+        // known metric name, else a multi-word alias.
+        let explicit = (0..toks.len()).find_map(|i| {
+            let x = match w(i) {
+                "metric" => Some(i + 1),
+                "by" | "on" | "using" => Some(i + 1).filter(|&j| known_metric(w(j)) || w(j).contains('_')),
+                _ if w(i + 1) == "metric" => Some(i),
+                _ => None,
+            }?;
+            let word = w(x);
+            (word.len() >= 2
+                && !STOP.contains(&word)
+                && word.chars().next().is_some_and(char::is_alphabetic)
+                && word.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .then_some(x)
+        });
+        let known = (0..toks.len()).find(|&i| {
+            let word = w(i);
+            known_metric(word) && !GUARDS.iter().any(|(m, before)| *m == word && i > 0 && before.contains(&w(i - 1)))
+        });
+        let norm = Question::new(question);
+        let alias = ALIASES.iter().find(|(phrase, _)| norm.has(phrase)).map(|(_, m)| m.to_string());
+        let metric_at = explicit.or(if alias.is_some() { None } else { known });
+        let metric = match (explicit, alias) {
+            (None, Some(a)) => Some(a),
+            _ => metric_at.map(|i| toks[i].lower.clone()),
+        };
+
+        // A family, only when named as one.
+        let generic_after = ["arm", "arms", "runs", "variants", "sweep", "ablation", "family"];
+        let family_at = (0..toks.len()).find_map(|i| {
+            let candidates: Vec<usize> = match w(i) {
+                "family" => {
+                    let mut c = vec![];
+                    if i > 0 {
+                        c.push(i - 1);
+                    }
+                    if matches!(w(i + 1), "called" | "named") {
+                        c.push(i + 2);
+                    } else {
+                        c.push(i + 1);
+                    }
+                    c
+                }
+                "compare" | "rank" => {
+                    let stop_after = ["and", "with", "vs", "versus", "to", "against"];
+                    if stop_after.contains(&w(i + 2)) { vec![] } else { vec![i + 1] }
+                }
+                // "the kdsweep arms", "which lr ablation": a determiner, the name, the noun.
+                word if generic_after.contains(&word) && i > 1 && DETERMINERS.contains(&w(i - 2)) => vec![i - 1],
+                "of" if matches!(w(i.wrapping_sub(1)), "arm" | "arms") => vec![i + 1],
+                _ => vec![],
+            };
+            candidates.into_iter().find(|&j| {
+                Some(j) != metric_at && toks.get(j).is_some_and(|t| !is_path(t) && !t.slash) && family_like(w(j))
+            })
+        });
+        let family = family_at.map(|i| toks[i].raw.to_string());
+
+        // A run: the one run-like token that is not the family or the metric.
+        let runs: Vec<usize> =
+            (0..toks.len()).filter(|&i| Some(i) != family_at && Some(i) != metric_at && run_like(&toks[i])).collect();
+        let mut names: Vec<&str> = Vec::new();
+        for &i in &runs {
+            if !names.contains(&toks[i].raw) {
+                names.push(toks[i].raw);
+            }
+        }
+        let run = if names.len() == 1 { Some(names[0].to_string()) } else { None };
+
+        // Blank out run names and paths so their parts are not read as words.
+        let mut masked = question.as_bytes().to_vec();
+        for t in toks.iter().enumerate().filter(|(i, t)| runs.contains(i) || is_path(t)).map(|(_, t)| t) {
+            masked[t.start..t.end].fill(b' ');
+        }
+        let masked = String::from_utf8(masked).unwrap_or_else(|_| question.to_string());
+        Facts { family, metric, path, dir, run, masked }
+    }
+
+    fn about_runs(&self, q: &Question) -> bool {
+        self.run.is_some() || self.path.is_some() || self.metric.is_some() || DOMAIN.iter().any(|d| q.has(d))
+    }
+
+    fn args_for(&self, tool: &str) -> Map<String, Value> {
+        let keys = ARGS.iter().find(|(t, _)| *t == tool).map_or(&[][..], |(_, k)| *k);
+        let mut args = Map::new();
+        let path = if tool.starts_with("runs.claims") { self.path.clone().or_else(|| self.dir.clone()) } else { None };
+        for key in keys {
+            let v = match *key {
+                "family" => self.family.clone(),
+                "metric" => self.metric.clone(),
+                "path" => path.clone(),
+                "run" => self.run.clone(),
+                _ => None,
+            };
+            if let Some(v) = v {
+                args.insert(key.to_string(), Value::String(v));
+            }
+        }
+        args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_tool_takes_known_args() {
+        for r in RULES {
+            assert!(ARGS.iter().any(|(t, _)| *t == r.tool), "{} has no ARGS entry", r.tool);
+        }
+    }
+
+    #[test]
+    fn tokens_keep_paths_and_run_names_whole() {
+        let t: Vec<String> = tokens("check ./paper/draft.md, then kdsweep_t4. And /abs/x.tex?")
+            .iter()
+            .map(|t| t.raw.to_string())
+            .collect();
+        assert_eq!(t, ["check", "paper/draft.md", "then", "kdsweep_t4", "And", "/abs/x.tex"]);
+    }
+
+    #[test]
+    fn run_names_do_not_trigger_words() {
+        let d = route("what did sweep_a score?");
+        assert_eq!(d.tool.as_deref(), Some("runs.detail"), "{d:?}");
+        assert_eq!(d.args["run"], "sweep_a");
+    }
+}
