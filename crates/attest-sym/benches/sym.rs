@@ -1,1 +1,72 @@
-fn main() {}
+//! Criterion benches over the identity table: verify, simplify, differentiate, solve.
+
+use std::hint::black_box;
+
+use attest_sym::{Limits, differentiate, simplify, solve, verify};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+#[derive(serde::Deserialize)]
+struct Table {
+    case: Vec<Case>,
+}
+
+#[derive(serde::Deserialize)]
+struct Case {
+    lhs: String,
+    rhs: String,
+}
+
+fn table() -> Vec<Case> {
+    toml::from_str::<Table>(include_str!("../tests/identities.toml")).expect("identity table").case
+}
+
+fn benches(c: &mut Criterion) {
+    let l = Limits::default();
+    let cases = table();
+    c.bench_function("verify/identity table (per case)", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let case = &cases[i % cases.len()];
+            i += 1;
+            black_box(verify(&case.lhs, &case.rhs, &l).ok())
+        })
+    });
+    for (name, lhs, rhs) in [
+        ("verify/(a+b)^2", "(a+b)^2", "a^2 + 2ab + b^2"),
+        ("verify/sqrt(x^2)=x refuted", "sqrt(x^2)", "x"),
+        ("verify/sin^2+cos^2", "sin(x)^2 + cos(x)^2", "1"),
+        ("verify/(x^2-1)/(x-1)", "(x^2-1)/(x-1)", "x + 1"),
+        ("verify/d/dx sin^2", "d/dx sin(x)^2", "2 sin(x) cos(x)"),
+    ] {
+        c.bench_function(name, |b| b.iter(|| black_box(verify(lhs, rhs, &l).ok())));
+    }
+    c.bench_function("simplify/identity table lhs (per case)", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let case = &cases[i % cases.len()];
+            i += 1;
+            black_box(simplify(&case.lhs, &l).ok())
+        })
+    });
+    c.bench_function("differentiate/identity table lhs (per case)", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let case = &cases[i % cases.len()];
+            i += 1;
+            black_box(differentiate(&case.lhs, None, 1, &l).ok())
+        })
+    });
+    let equations: Vec<String> = cases.iter().map(|c| format!("{} = {}", c.lhs, c.rhs)).collect();
+    c.bench_function("solve/identity table as equations (per case)", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            let e = &equations[i % equations.len()];
+            i += 1;
+            black_box(solve(e, None, &l).ok())
+        })
+    });
+    c.bench_function("solve/x^2-5x+6", |b| b.iter(|| black_box(solve("x^2 - 5x + 6", None, &l).ok())));
+}
+
+criterion_group!(sym, benches);
+criterion_main!(sym);
