@@ -134,6 +134,7 @@ pub enum Expr {
     Deriv(Box<Expr>, String, u32),
 }
 
+#[allow(clippy::should_implement_trait)]
 impl Expr {
     /// A number from a small integer.
     pub fn int(n: i64) -> Expr {

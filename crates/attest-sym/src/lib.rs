@@ -5,13 +5,13 @@
 //! held to [`Limits`] (input length, nesting depth, digits, terms, work), so no input
 //! can run long, exhaust memory or overflow the stack; a refusal says which limit.
 //!
-//! * [`verify`] / [`verify_equation`] decide `lhs = rhs`: [`Verdict::Proved`],
+//! * [`verify()`] / [`verify_equation`] decide `lhs = rhs`: [`Verdict::Proved`],
 //!   [`Verdict::ProvedWhereDefined`] (with the domain caveat), [`Verdict::Refuted`]
 //!   (with a counterexample confirmed in exact or interval arithmetic) or
 //!   [`Verdict::Unknown`] — never a false "proved", and "unknown" is not "false".
 //! * [`check`] verifies a derivation written one step per line.
-//! * [`simplify`], [`differentiate`], [`integrate`], [`solve`], [`evaluate`],
-//!   [`evaluate_units`] and [`derivation`] do what their names say.
+//! * [`simplify`], [`differentiate`], [`integrate()`], [`solve()`], [`evaluate`],
+//!   [`evaluate_units`] and [`derivation()`] do what their names say.
 //! * [`route`] is the `sym.ask` router.
 //!
 //! ```

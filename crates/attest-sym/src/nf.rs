@@ -165,6 +165,7 @@ fn cond_text(kind: CondKind, u: &Nf) -> String {
     }
 }
 
+#[allow(clippy::should_implement_trait)]
 impl Nf {
     /// A rational constant.
     pub fn constant(c: Q) -> Nf {
@@ -577,7 +578,7 @@ pub fn root(b: &Nf, k: u32, cx: &mut Cx) -> Result<Nf> {
     if k == 1 {
         return Ok(b.clone());
     }
-    let even = k % 2 == 0;
+    let even = k.is_multiple_of(2);
     if even {
         cx.require(CondKind::NonNegative, b)?;
     }
@@ -593,14 +594,14 @@ pub fn root(b: &Nf, k: u32, cx: &mut Cx) -> Result<Nf> {
 }
 
 fn root_poly(p: &Poly, k: u32, cx: &mut Cx) -> Result<Nf> {
-    let even = k % 2 == 0;
+    let even = k.is_multiple_of(2);
     if let Some(c) = p.as_const() {
-        return root_const(&c, k, cx);
+        return root_const(&c, k);
     }
     // Pull out the positive rational content.
     let content = p.0.values().fold(Q::zero(), |g, c| gcd_q(&g, c));
     let prim = p.scale(&content.recip());
-    let outer = root_const(&content, k, cx)?;
+    let outer = root_const(&content, k)?;
     if prim.len() == 1 {
         let (m, c) = prim.0.iter().next().expect("one");
         if m.iter().all(|(_, e)| e % k == 0) && (c.is_positive() || !even) {
@@ -613,11 +614,11 @@ fn root_poly(p: &Poly, k: u32, cx: &mut Cx) -> Result<Nf> {
             return outer.mul(&out, cx);
         }
     }
-    if k == 2 {
-        if let Some(s) = poly_sqrt(&prim, cx)? {
-            cx.rules.insert("sqrt(u²) = |u|");
-            return outer.mul(&abs(&Nf::poly(s), cx)?, cx);
-        }
+    if k == 2
+        && let Some(s) = poly_sqrt(&prim, cx)?
+    {
+        cx.rules.insert("sqrt(u²) = |u|");
+        return outer.mul(&abs(&Nf::poly(s), cx)?, cx);
     }
     let atom = Nf::atom(Atom::Root(Box::new(Nf::poly(prim)), k));
     outer.mul(&atom, cx)
@@ -672,12 +673,12 @@ pub fn exact_root_q(c: &Q, k: u32) -> Option<Q> {
     (num_traits::Pow::pow(&n, k) == *c.numer() && num_traits::Pow::pow(&d, k) == *c.denom()).then(|| Q::new(n, d))
 }
 
-fn root_const(c: &Q, k: u32, cx: &mut Cx) -> Result<Nf> {
+fn root_const(c: &Q, k: u32) -> Result<Nf> {
     if let Some(r) = exact_root_q(c, k) {
         return Ok(Nf::constant(r));
     }
     if c.is_negative() {
-        return Ok(root_const(&-c, k, cx)?.neg());
+        return Ok(root_const(&-c, k)?.neg());
     }
     // root(n/d) = root(n·d^(k-1)) / d; then pull perfect powers of small primes out.
     let d = c.denom().clone();

@@ -575,12 +575,12 @@ impl<'a> Parser<'a> {
 
     fn postfix(&mut self) -> Result<Expr> {
         let e = self.primary()?;
-        if let Expr::Sym(name) = &e {
-            if self.peek() == &Tok::Underscore {
-                self.bump();
-                let sub = self.subscript()?;
-                return self.node(Expr::Sym(format!("{name}_{sub}")));
-            }
+        if let Expr::Sym(name) = &e
+            && self.peek() == &Tok::Underscore
+        {
+            self.bump();
+            let sub = self.subscript()?;
+            return self.node(Expr::Sym(format!("{name}_{sub}")));
         }
         Ok(e)
     }
@@ -752,10 +752,10 @@ impl<'a> Parser<'a> {
     }
 
     fn word(&mut self, w: &str) -> Result<Expr> {
-        if w == "d" {
-            if let Some(e) = self.derivative_text()? {
-                return Ok(e);
-            }
+        if w == "d"
+            && let Some(e) = self.derivative_text()?
+        {
+            return Ok(e);
         }
         self.bump();
         match w {

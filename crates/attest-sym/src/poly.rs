@@ -144,6 +144,7 @@ pub fn mono_cmp(a: &Mono, b: &Mono) -> Ordering {
     }
 }
 
+#[allow(clippy::should_implement_trait)]
 impl Poly {
     /// Zero.
     pub fn zero() -> Poly {

@@ -166,17 +166,18 @@ pub fn route(question: &str, expr: &str) -> Decision {
     let q = Question::new(question);
     let expr = expr.trim();
     let found = if expr.is_empty() { extract(question) } else { Extracted::from_expr(expr) };
-    if found.is_none() && expr.is_empty() {
-        if let Some(d) = elsewhere(&q, "sym") {
-            return d;
-        }
+    if found.is_none()
+        && expr.is_empty()
+        && let Some(d) = elsewhere(&q, "sym")
+    {
+        return d;
     }
-    if expr.is_empty() {
-        if let Some(u) = units_fragment(question) {
-            let mut args = Map::new();
-            args.insert("units".into(), Value::String(u));
-            return Decision::to("sym.evaluate", args, "a quantity with units to convert");
-        }
+    if expr.is_empty()
+        && let Some(u) = units_fragment(question)
+    {
+        let mut args = Map::new();
+        args.insert("units".into(), Value::String(u));
+        return Decision::to("sym.evaluate", args, "a quantity with units to convert");
     }
     let Some((rule, phrase)) = first_match(RULES, &q) else {
         return match found {
@@ -254,20 +255,20 @@ fn arguments(tool: &str, q: &Question, raw: &str, f: &Extracted) -> Map<String, 
             args.insert("expr".into(), json!(f.whole()));
         }
     }
-    if matches!(tool, "sym.differentiate" | "sym.integrate" | "sym.solve" | "sym.derivation") {
-        if let Some(v) = variable(q) {
-            args.insert("var".into(), json!(v));
-        }
+    if matches!(tool, "sym.differentiate" | "sym.integrate" | "sym.solve" | "sym.derivation")
+        && let Some(v) = variable(q)
+    {
+        args.insert("var".into(), json!(v));
     }
-    if tool == "sym.differentiate" {
-        if let Some(n) = order(q) {
-            args.insert("order".into(), json!(n));
-        }
+    if tool == "sym.differentiate"
+        && let Some(n) = order(q)
+    {
+        args.insert("order".into(), json!(n));
     }
-    if tool == "sym.integrate" {
-        if let Some(b) = bounds(raw) {
-            args.insert("bounds".into(), json!(b));
-        }
+    if tool == "sym.integrate"
+        && let Some(b) = bounds(raw)
+    {
+        args.insert("bounds".into(), json!(b));
     }
     args
 }

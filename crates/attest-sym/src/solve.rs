@@ -337,6 +337,7 @@ fn numeric_poly_roots(c: &[Q]) -> Vec<f64> {
         }
         acc
     };
+    #[allow(clippy::needless_range_loop)]
     for _ in 0..500 {
         let prev = zs.clone();
         for i in 0..n {

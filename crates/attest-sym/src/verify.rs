@@ -174,10 +174,10 @@ pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification>
         out.counterexample = Some(c);
         return Ok(out);
     }
-    if let Ok((nl2, nr2, d2, cx2)) = nf_difference(l, r, limits, Mode::WhereDefined) {
-        if d2.is_zero() {
-            return Ok(proved(out, &nl2, &nr2, &cx2, true));
-        }
+    if let Ok((nl2, nr2, d2, cx2)) = nf_difference(l, r, limits, Mode::WhereDefined)
+        && d2.is_zero()
+    {
+        return Ok(proved(out, &nl2, &nr2, &cx2, true));
     }
     out.reason = if out.numeric.both_defined > 0 {
         format!(

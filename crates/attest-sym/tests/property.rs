@@ -10,7 +10,7 @@ use attest_sym::verify::SplitMix;
 use attest_sym::{Limits, Q, Verdict, parse_expr, simplify, verify};
 
 fn random_expr(rng: &mut SplitMix, depth: u32) -> String {
-    if depth == 0 || rng.next() % 4 == 0 {
+    if depth == 0 || rng.next().is_multiple_of(4) {
         return match rng.next() % 4 {
             0 => "x".into(),
             1 => "y".into(),

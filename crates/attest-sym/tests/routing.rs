@@ -54,7 +54,7 @@ fn check_case(c: &Case) {
         if c.tool.is_empty() {
             assert_eq!(d.tool, None, "{why}");
             match &c.declined {
-                Some(owner) => assert_eq!(d.options, [owner.clone()], "{why}"),
+                Some(owner) => assert_eq!(d.options, std::slice::from_ref(owner), "{why}"),
                 None => assert!(d.options.len() >= 2, "an ask-back needs two options: {why}"),
             }
         } else {
