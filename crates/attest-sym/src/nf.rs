@@ -64,7 +64,7 @@ pub enum Mode {
     /// Only rewrites valid on the whole domain of what they rewrite.
     Exact,
     /// Also rules valid where their result is defined (logarithms of products and
-    /// powers split).
+    /// powers split, `acos u = π/2 − asin u`).
     WhereDefined,
 }
 
@@ -102,6 +102,26 @@ impl Cx {
             }
             return Ok(());
         }
+        // u ≥ 0 already (x², |x|): u > 0 means u ≠ 0, said of the bare factors.
+        let (kind, u) = if kind == CondKind::Positive && definitely_nonneg(u) {
+            (CondKind::NonZero, radical(u))
+        } else {
+            (kind, u.clone())
+        };
+        let u = &u;
+        if kind == CondKind::NonZero && u.num.as_const().is_some() {
+            return Ok(()); // c/D is never 0 where it is defined
+        }
+        if kind == CondKind::NonZero && u.den.is_one() && u.num.len() == 1 {
+            let r = radical(u);
+            let (m, _) = r.num.0.iter().next().expect("one term");
+            if m.len() > 1 {
+                for (a, _) in m.clone() {
+                    self.require(CondKind::NonZero, &Nf::atom(a))?;
+                }
+                return Ok(());
+            }
+        }
         let holds = match kind {
             CondKind::NonZero | CondKind::Positive => definitely_positive(u),
             CondKind::NonNegative => definitely_nonneg(u),
@@ -118,6 +138,24 @@ impl Cx {
     pub fn cond_texts(&self) -> Vec<String> {
         self.conds.iter().map(|(k, u)| cond_text(*k, u)).collect()
     }
+}
+
+/// A single term's atoms to the first power, with `|v|` read as `v`: the factors
+/// whose vanishing makes the term vanish.
+fn radical(u: &Nf) -> Nf {
+    if !u.den.is_one() || u.num.len() != 1 {
+        return u.clone();
+    }
+    let (m, _) = u.num.0.iter().next().expect("one term");
+    let mut out = Poly::one();
+    for (a, _) in m {
+        let f = match a {
+            Atom::Fn(Func::Abs, v) if v.den.is_one() => v.num.clone(),
+            a => Poly::atom(a.clone()),
+        };
+        out = out.mul_raw(&f, &mut Budget::new(Limits::default())).unwrap_or(out);
+    }
+    Nf::poly(out)
 }
 
 /// Whether every term is a positive coefficient times even powers or non-negative atoms.
@@ -792,6 +830,11 @@ fn inverse_trig(f: Func, a: &Nf, cx: &mut Cx) -> Result<Nf> {
             return Ok(s);
         }
     }
+    if f == Func::Acos && cx.mode == Mode::WhereDefined {
+        cx.rules.insert("acos u = π/2 − asin u");
+        let asin = inverse_trig(Func::Asin, a, cx)?;
+        return pi(qf(1, 2)).sub(&asin, cx);
+    }
     // Odd symmetry: asin(-u) = -asin(u), atan(-u) = -atan(u), acos(-u) = π - acos(u).
     if a.num.lead_negative() {
         let pos = inverse_trig(f, &a.neg(), cx)?;
@@ -861,6 +904,11 @@ fn log_poly(p: &Poly, cx: &mut Cx) -> Result<Nf> {
             }
             Atom::Root(b, r) if *b.as_ref() == Nf::atom(Atom::E) => {
                 out = out.add(&k.scale(&qf(1, *r as i64)), cx)?;
+            }
+            a if cx.mode == Mode::Exact && e % 2 == 0 => {
+                cx.rules.insert("log(a^(2k)·b) = 2k·log|a| + log b");
+                let l = log(&abs(&Nf::atom(a.clone()), cx)?, cx)?;
+                out = out.add(&l.mul(&k, cx)?, cx)?;
             }
             a if cx.mode == Mode::WhereDefined && c.is_positive() => {
                 cx.rules.insert("log(a·b) = log a + log b, log(a^n) = n·log a (where a, b > 0)");

@@ -223,7 +223,7 @@ fn proved(mut out: Verification, nl: &Nf, nr: &Nf, cx: &Cx, where_defined_rules:
         out.reason = format!(
             "both sides have the same normal form, so they are equal wherever both are defined ({excl}); {}",
             if where_defined_rules {
-                "the proof uses logarithm laws that hold only where their arguments are positive"
+                "the proof uses rules that hold only where both sides are defined (see the steps)"
             } else {
                 "outside that set at least one side is undefined"
             }
