@@ -1,0 +1,297 @@
+//! Ingest: fetch each subscribed feed, parse it with feed-rs (RSS 0.9x/1.0/2.0, Atom,
+//! JSON Feed), clean and dedup its entries, and store each feed's new items in one
+//! short transaction. A feed that fails is reported and the rest continue.
+//!
+//! Seeding: a feeds file (TOML, `[[feeds]] url = "…", title = "…"`) subscribes its
+//! feeds only when the database has never had a subscription and was never seeded;
+//! after that the database is the truth, so a feed removed by the reader is not
+//! re-added by the next ingest, and edits to the file change nothing.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::clean;
+use crate::fetch::{Fetched, Fetcher};
+use crate::model::{Feed, NewItem, now_stamp, stamp};
+use crate::store::FeedStore;
+use crate::{FeedError, Result};
+
+/// A feed parsed into items ready to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedFeed {
+    /// The feed's own title.
+    pub title: Option<String>,
+    /// Its entries, cleaned, in feed order.
+    pub items: Vec<NewItem>,
+}
+
+/// A feed that could not be ingested, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FailedFeed {
+    /// The feed's address.
+    pub url: String,
+    /// What went wrong, in one line.
+    pub error: String,
+}
+
+/// What one feed's ingest did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FeedOutcome {
+    /// New items.
+    pub added: usize,
+    /// Known items whose text was refreshed.
+    pub updated: usize,
+    /// Entries already in the archive, or repeated.
+    pub skipped: usize,
+    /// The source answered "not modified".
+    pub not_modified: bool,
+}
+
+/// What an ingest run did, over every feed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct IngestReport {
+    /// Feeds attempted.
+    pub feeds: usize,
+    /// New items stored.
+    pub added: usize,
+    /// Known items whose text was refreshed in place.
+    pub updated: usize,
+    /// Entries already in the archive, or repeated within a feed.
+    pub skipped: usize,
+    /// Feeds that answered "not modified".
+    pub not_modified: usize,
+    /// Feeds that failed, each with its reason; the others were ingested.
+    pub failed: Vec<FailedFeed>,
+}
+
+/// One entry of a feeds file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeedSeed {
+    /// The feed's address.
+    pub url: String,
+    /// An optional title.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct FeedsFile {
+    #[serde(default)]
+    feeds: Vec<FeedSeed>,
+}
+
+/// What [`seed`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SeedOutcome {
+    /// Whether the file was used.
+    pub seeded: bool,
+    /// Feeds subscribed from it.
+    pub subscribed: usize,
+    /// Why the file was not used, when it was not.
+    pub reason: Option<String>,
+}
+
+/// Read a feeds file (TOML `[[feeds]] url, title`).
+pub fn read_feeds_file(path: &Path) -> Result<Vec<FeedSeed>> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| FeedError::FeedsFile {
+        path: shown.clone(),
+        reason: format!("{e} -- pass the feeds file explicitly, or subscribe with feed.source_add"),
+    })?;
+    parse_feeds_toml(&text).map_err(|reason| FeedError::FeedsFile { path: shown, reason })
+}
+
+/// Parse the text of a feeds file.
+pub fn parse_feeds_toml(text: &str) -> std::result::Result<Vec<FeedSeed>, String> {
+    let f: FeedsFile = toml::from_str(text).map_err(|e| e.message().to_string())?;
+    if let Some(bad) = f.feeds.iter().find(|s| s.url.trim().is_empty()) {
+        return Err(format!("a [[feeds]] entry has an empty url (title {:?})", bad.title));
+    }
+    Ok(f.feeds)
+}
+
+/// Subscribe the feeds of a feeds file, but only into a new database: one that has
+/// no subscription and was never seeded. Otherwise nothing changes and `reason`
+/// says why.
+pub async fn seed(store: &FeedStore, seeds: &[FeedSeed]) -> Result<SeedOutcome> {
+    if let Some(at) = store.meta("seeded_at").await? {
+        return Ok(SeedOutcome {
+            seeded: false,
+            subscribed: 0,
+            reason: Some(format!("this database was seeded at {at}; the database, not the file, lists the feeds now")),
+        });
+    }
+    if store.counts().await?.feeds > 0 {
+        store.set_meta("seeded_at", &now_stamp()).await?;
+        return Ok(SeedOutcome {
+            seeded: false,
+            subscribed: 0,
+            reason: Some("this database already has subscriptions; the feeds file seeds only a new database".into()),
+        });
+    }
+    let mut subscribed = 0;
+    for s in seeds {
+        if store.subscribe(&s.url, s.title.as_deref()).await?.created {
+            subscribed += 1;
+        }
+    }
+    store.set_meta("seeded_at", &now_stamp()).await?;
+    Ok(SeedOutcome { seeded: true, subscribed, reason: None })
+}
+
+/// The ids feed-rs gives entries that have none: the first link, or a hash of the
+/// title, so the same entry gets the same id on every fetch (feed-rs's default falls
+/// back to a random UUID).
+fn stable_id(links: &[feed_rs::model::Link], title: &Option<feed_rs::model::Text>, _uri: Option<&str>) -> String {
+    match links.first() {
+        Some(l) => l.href.trim().to_string(),
+        None => {
+            let t = title.as_ref().map(|t| clean::collapse_ws(&t.content)).unwrap_or_default();
+            format!("title:{}", &blake3::hash(t.to_lowercase().as_bytes()).to_hex()[..32])
+        }
+    }
+}
+
+/// Parse feed bytes (any format feed-rs reads) into cleaned items. `now` bounds dates:
+/// an entry dated more than a day in the future is dated `now`, so a wrong clock at
+/// the source cannot pin it to the top of every list.
+pub fn parse_feed(bytes: &[u8], now: OffsetDateTime) -> Result<ParsedFeed> {
+    let parser = feed_rs::parser::Builder::new().id_generator(stable_id).build();
+    let feed = parser.parse(bytes).map_err(|e| FeedError::NotAFeed(e.to_string()))?;
+    let latest = now + time::Duration::days(1);
+    let title = feed.title.as_ref().map(|t| clean::strip_html(&t.content)).filter(|t| !t.is_empty());
+    let mut items = Vec::with_capacity(feed.entries.len());
+    for e in feed.entries {
+        let raw_title = e.title.as_ref().map(|t| clean::strip_html(&t.content)).unwrap_or_default();
+        let (title, title_arxiv, title_cats) = clean::split_arxiv_title(&raw_title);
+        let raw_summary = e
+            .summary
+            .as_ref()
+            .map(|t| t.content.clone())
+            .filter(|s| !s.trim().is_empty())
+            .or_else(|| e.content.as_ref().and_then(|c| c.body.clone()))
+            .unwrap_or_default();
+        let flat = clean::strip_html(&raw_summary);
+        let (summary, preamble_arxiv) = clean::strip_arxiv_preamble(&flat);
+        if title.is_empty() && summary.is_empty() {
+            continue;
+        }
+        // The entry's own links; `related`, `enclosure` and the like point elsewhere
+        // and never identify the entry.
+        let own: Vec<&str> = e
+            .links
+            .iter()
+            .filter(|l| l.rel.as_deref().is_none_or(|r| r == "alternate" || r == "self"))
+            .map(|l| l.href.trim())
+            .filter(|h| !h.is_empty())
+            .collect();
+        let url = own.first().map(|s| s.to_string()).or_else(|| e.links.first().map(|l| l.href.trim().to_string()));
+        let url = url.filter(|u| !u.is_empty());
+        let published = e.published.or(e.updated).and_then(|d| OffsetDateTime::from_unix_timestamp(d.timestamp()).ok());
+        let published = published.map(|d| if d > latest { now } else { d }).map(stamp);
+        let tags = e
+            .categories
+            .iter()
+            .map(|c| if c.term.trim().is_empty() { c.label.clone().unwrap_or_default() } else { c.term.clone() })
+            .chain(title_cats);
+        let mut item = NewItem::build(e.id.trim(), title, url, summary, published, tags);
+        if item.doi.is_none() {
+            item.doi = own.iter().find_map(|h| clean::find_doi(h)).or_else(|| clean::labelled_doi(&flat));
+        }
+        if item.arxiv_id.is_none() {
+            item.arxiv_id = preamble_arxiv
+                .or(title_arxiv)
+                .or_else(|| own.iter().find_map(|h| clean::find_arxiv_id(h)))
+                .or_else(|| item.doi.as_deref().and_then(clean::arxiv_from_doi));
+        }
+        items.push(item);
+    }
+    Ok(ParsedFeed { title, items })
+}
+
+/// Fetch, parse and store one feed. The fetch and parse happen outside any
+/// transaction; the items are written in one. The feed's fetch state (validators,
+/// time, last error) is updated either way.
+pub async fn ingest_feed(store: &FeedStore, fetcher: &Fetcher, feed: &Feed) -> Result<FeedOutcome> {
+    match ingest_feed_inner(store, fetcher, feed).await {
+        Ok(o) => Ok(o),
+        Err(e) => {
+            if let Err(db) = store.record_fetch_error(feed.id, &e.to_string()).await {
+                tracing::warn!(feed = %feed.url, "could not record the fetch error: {db}");
+            }
+            Err(e)
+        }
+    }
+}
+
+async fn ingest_feed_inner(store: &FeedStore, fetcher: &Fetcher, feed: &Feed) -> Result<FeedOutcome> {
+    let validators = crate::fetch::Validators { etag: feed.etag.clone(), last_modified: feed.last_modified.clone() };
+    let body = match fetcher.fetch(&feed.url, &validators).await? {
+        Fetched::NotModified => {
+            store.record_fetch_ok(feed.id, None, None).await?;
+            return Ok(FeedOutcome { not_modified: true, ..FeedOutcome::default() });
+        }
+        Fetched::Body(b) => b,
+    };
+    let now = OffsetDateTime::now_utc();
+    let bytes = body.bytes;
+    let parsed = tokio::task::spawn_blocking(move || parse_feed(&bytes, now))
+        .await
+        .map_err(|e| FeedError::NotAFeed(format!("parser task failed: {e}")))??;
+    let out = store.add_items(Some(feed.id), &parsed.items, &stamp(now)).await?;
+    store.record_fetch_ok(feed.id, Some(&body.validators), parsed.title.as_deref()).await?;
+    Ok(FeedOutcome { added: out.added, updated: out.updated, skipped: out.skipped, not_modified: false })
+}
+
+/// Ingest every subscribed feed in turn. A feed that fails (unreachable, too large,
+/// too slow, not a feed) is listed in `failed` and the others continue; only a
+/// database failure that prevents listing the feeds ends the run with an error.
+pub async fn ingest_all(store: &FeedStore, fetcher: &Fetcher) -> Result<IngestReport> {
+    let feeds = store.feeds().await?;
+    let mut report = IngestReport { feeds: feeds.len(), ..IngestReport::default() };
+    for feed in &feeds {
+        match ingest_feed(store, fetcher, feed).await {
+            Ok(o) => {
+                report.added += o.added;
+                report.updated += o.updated;
+                report.skipped += o.skipped;
+                report.not_modified += o.not_modified as usize;
+            }
+            Err(e) => {
+                tracing::warn!(feed = %feed.url, "feed failed: {e}");
+                report.failed.push(FailedFeed { url: feed.url.clone(), error: e.to_string() });
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// A look at a feed without subscribing: its title and its first entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Preview {
+    /// The feed's own title.
+    pub title: Option<String>,
+    /// How many entries it carries.
+    pub total: usize,
+    /// The first entries as (title, url).
+    pub entries: Vec<(String, Option<String>)>,
+}
+
+/// Fetch and parse `url` without storing anything: the check `feed.source_add` and
+/// `feed.source_preview` need ("is this a feed at all?").
+pub async fn preview(fetcher: &Fetcher, url: &str, limit: usize) -> Result<Preview> {
+    let bytes = match fetcher.fetch(url, &Default::default()).await? {
+        Fetched::Body(b) => b.bytes,
+        Fetched::NotModified => Vec::new(),
+    };
+    let parsed = tokio::task::spawn_blocking(move || parse_feed(&bytes, OffsetDateTime::now_utc()))
+        .await
+        .map_err(|e| FeedError::NotAFeed(format!("parser task failed: {e}")))??;
+    Ok(Preview {
+        title: parsed.title,
+        total: parsed.items.len(),
+        entries: parsed.items.into_iter().take(limit).map(|i| (i.title, i.url)).collect(),
+    })
+}
