@@ -36,6 +36,7 @@ pub mod ops;
 pub mod parse;
 pub mod poly;
 pub mod router;
+pub mod saturate;
 pub mod solve;
 pub mod verify;
 
