@@ -71,7 +71,11 @@ pub fn fts_query(text: &str) -> Option<String> {
             }
             continue;
         }
-        for chunk in part.split_whitespace() {
+        // Inner `-`, `.`, `/`, `'` and `_` bind parts into one phrase; other
+        // punctuation separates terms.
+        let spaced: String =
+            part.chars().map(|c| if c.is_alphanumeric() || "-./'_".contains(c) { c } else { ' ' }).collect();
+        for chunk in spaced.split_whitespace() {
             let w = words(chunk);
             match w.len() {
                 0 => {}
@@ -152,7 +156,7 @@ mod tests {
         assert_eq!(fts_query("\"graph neural\" networks").as_deref(), Some("\"graph neural\" OR \"networks\""));
         assert_eq!(
             fts_query("NEAR(a b) AND title:* \"unbalanced").as_deref(),
-            Some("\"near a\" OR \"b\" OR \"title\" OR \"unbalanced\"")
+            Some("\"near\" OR \"b\" OR \"title\" OR \"unbalanced\"")
         );
         assert_eq!(fts_query("the of"), Some("\"the\" OR \"of\"".into()));
         assert_eq!(fts_query("  ** () "), None);
