@@ -147,10 +147,8 @@ pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification>
     }
     let first = nf_difference(l, r, limits, Mode::Exact);
     let proved_by_nf = matches!(&first, Ok((_, _, d, _)) if d.is_zero());
-    if !proved_by_nf {
-        if let Some(c) = numeric_check(&ll, &rl, &points[split..], &mut out.numeric) {
-            return Ok(refuted(out, c));
-        }
+    if !proved_by_nf && let Some(c) = numeric_check(&ll, &rl, &points[split..], &mut out.numeric) {
+        return Ok(refuted(out, c));
     }
     let (nl, nr, diff, cx) = match first {
         Ok(v) => v,
