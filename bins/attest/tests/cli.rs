@@ -1,0 +1,128 @@
+//! The `attest` command line as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn attest(args: &[&str], db: &Path, root: Option<&Path>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_attest"));
+    c.args(args).env("ATTEST_DB", db).env_remove("RESEARCH_ROOT").env_remove("ATTEST_METRIC_DIRECTIONS");
+    if let Some(r) = root {
+        c.env("RESEARCH_ROOT", r);
+    }
+    c.output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn route_prints_one_json_decision() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = attest(&["route", "runs", "are the numbers in my draft right?"], &tmp.path().join("a.db"), None);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["tool"], "runs.claims_check");
+    for k in ["tool", "args", "options", "answer"] {
+        assert!(v.get(k).is_some(), "missing {k}: {v}");
+    }
+}
+
+#[test]
+fn route_reads_questions_from_stdin_in_order() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attest"))
+        .args(["route", "runs"])
+        .env("ATTEST_DB", tmp.path().join("a.db"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"which arm of my sweep won?\nhello\nwhat should I read today?\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["tool"], "runs.compare");
+    assert_eq!(lines[1]["tool"], serde_json::Value::Null);
+    assert!(lines[1]["options"].as_array().unwrap().len() >= 2);
+    assert_eq!(lines[2]["tool"], serde_json::Value::Null);
+    assert!(lines[2]["answer"].as_str().unwrap().contains("feed"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("a.db");
+    for args in [
+        vec!["route", "nonsense", "hi"],
+        vec!["serve", "--surface", "everything"],
+        vec!["runs", "frobnicate"],
+        vec!["claims"],
+        vec!["emit", "hermes", "--bin-dir", "/nonexistent"],
+    ] {
+        let o = attest(&args, &db, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+        assert!(!o.stderr.is_empty(), "{args:?}: a usage error must say what is wrong");
+    }
+}
+
+#[test]
+fn scan_compare_and_claims_gate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("a.db");
+    let ws = repo().join("examples/workspace");
+    let o = attest(&["runs", "scan"], &db, Some(&ws));
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("12 run"), "{}", text(&o));
+    let o = attest(&["runs", "compare", "kdalpha"], &db, Some(&ws));
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("kdalpha_75") && t.contains("caveat"), "{t}");
+    let o = attest(&["runs", "compare", "prompt"], &db, Some(&ws));
+    assert_eq!(o.status.code(), Some(1), "an undeclared direction is refused: {}", text(&o));
+    // The draft has a contradicted claim and malformed ones: exit 1, to gate a commit.
+    let o = attest(&["claims", "paper/draft.md"], &db, Some(&ws));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("contradicted"), "{}", text(&o));
+    let o = attest(&["claims", "paper/draft.md", "--coverage"], &db, Some(&ws));
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn backup_writes_a_copy_and_refuses_to_overwrite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("a.db");
+    let dest = tmp.path().join("copy.db");
+    let ws = repo().join("examples/workspace");
+    assert!(attest(&["runs", "scan"], &db, Some(&ws)).status.success());
+    let o = attest(&["backup", dest.to_str().unwrap()], &db, None);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = attest(&["runs", "list"], &dest, None);
+    assert!(o.status.success() && text(&o).contains("kdalpha"), "{}", text(&o));
+    let o = attest(&["backup", dest.to_str().unwrap()], &db, None);
+    assert!(!o.status.success());
+}
+
+#[test]
+fn demo_runs_on_embedded_defaults() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_attest"))
+        .arg("demo")
+        .current_dir(repo())
+        .env_remove("ATTEST_DB")
+        .env_remove("RESEARCH_ROOT")
+        .env("HOME", tmp.path())
+        .env("XDG_DATA_HOME", tmp.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("kdalpha_75"), "{t}");
+    assert!(t.contains("Caveat"), "{t}");
+}
