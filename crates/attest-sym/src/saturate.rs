@@ -203,8 +203,8 @@ pub fn prove(l: &Expr, r: &Expr) -> Option<Vec<String>> {
     let (le, re) = (to_rec(l), to_rec(r));
     let mut runner = Runner::<Math, Fold>::default()
         .with_explanations_enabled()
-        .with_iter_limit(12)
-        .with_node_limit(6_000)
+        .with_iter_limit(8)
+        .with_node_limit(2_500)
         .with_time_limit(Duration::from_millis(200))
         .with_expr(&le)
         .with_expr(&re)
