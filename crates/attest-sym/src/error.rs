@@ -19,14 +19,23 @@ pub enum SymError {
         caret: String,
     },
     /// An input or computation limit was reached; the message names the limit.
-    #[error("{0}")]
-    Limit(String),
+    #[error("{message}")]
+    Limit {
+        /// What was refused and which limit applies.
+        message: String,
+    },
     /// The operation cannot be done by this library (honest "cannot").
-    #[error("{0}")]
-    Unsupported(String),
+    #[error("{message}")]
+    Unsupported {
+        /// What cannot be done.
+        message: String,
+    },
     /// The input is well formed but not acceptable (e.g. a variable that does not occur).
-    #[error("{0}")]
-    Input(String),
+    #[error("{message}")]
+    Input {
+        /// What is wrong and what to do.
+        message: String,
+    },
 }
 
 impl SymError {
@@ -37,17 +46,17 @@ impl SymError {
 
     /// A limit error.
     pub fn limit(message: impl Into<String>) -> Self {
-        SymError::Limit(message.into())
+        SymError::Limit { message: message.into() }
     }
 
     /// An honest "cannot do this".
     pub fn unsupported(message: impl Into<String>) -> Self {
-        SymError::Unsupported(message.into())
+        SymError::Unsupported { message: message.into() }
     }
 
     /// Unacceptable input.
     pub fn input(message: impl Into<String>) -> Self {
-        SymError::Input(message.into())
+        SymError::Input { message: message.into() }
     }
 }
 

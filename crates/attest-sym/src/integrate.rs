@@ -167,7 +167,7 @@ impl Integrator {
         let k = Nf { num: Poly::term(free, c.clone()), den: Poly::one() };
         let shown = Nf { num: Poly::term(m.clone(), c.clone()), den: Poly::one() };
         let (rule, r) = self.dependent(&dep, cx).map_err(|e| match e {
-            SymError::Unsupported(_) => cannot(&shown),
+            SymError::Unsupported { .. } => cannot(&shown),
             other => other,
         })?;
         let out = k.mul(&r, cx)?;
@@ -437,7 +437,7 @@ mod tests {
         assert_eq!(r.value.as_deref(), Some("1/3"));
         let s = integrate("sin(x)", None, Some(("0", "pi")), &l).unwrap();
         assert_eq!(s.value.as_deref(), Some("2"));
-        assert!(matches!(integrate("exp(x^2)", None, None, &l), Err(SymError::Unsupported(_))));
-        assert!(matches!(integrate("1/x", None, Some(("-1", "1")), &l), Err(SymError::Unsupported(_))));
+        assert!(matches!(integrate("exp(x^2)", None, None, &l), Err(SymError::Unsupported { .. })));
+        assert!(matches!(integrate("1/x", None, Some(("-1", "1")), &l), Err(SymError::Unsupported { .. })));
     }
 }

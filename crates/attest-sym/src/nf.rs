@@ -1163,6 +1163,6 @@ mod tests {
         let l = Limits::default();
         let mut cx = Cx::new(l);
         let e = parse_expr("(x+1)^100000", &l).unwrap();
-        assert!(matches!(normal_form(&e, &mut cx), Err(SymError::Limit(_))));
+        assert!(matches!(normal_form(&e, &mut cx), Err(SymError::Limit { .. })));
     }
 }

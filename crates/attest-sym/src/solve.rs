@@ -88,10 +88,20 @@ pub fn solve(text: &str, var: Option<&str>, limits: &Limits) -> Result<Solution>
     };
     let lowered_l = lower(&st.lhs, limits)?;
     let lowered_r = lower(&rhs, limits)?;
-    for (value, mult) in candidates {
-        match check_root(&st.lhs, &rhs, &lowered_l, &lowered_r, &v, &value, mult, limits) {
+    for cand in candidates {
+        let root = match &cand {
+            Cand::Exact(value, mult) => check_root(&st.lhs, &rhs, &lowered_l, &lowered_r, &v, value, *mult, limits),
+            Cand::Numeric(x) => check_numeric(&lowered_l, &lowered_r, &v, *x),
+        };
+        match root {
             Some(r) => out.roots.push(r),
-            None => out.notes.push(format!("{v} = {value} is excluded: the equation is undefined there")),
+            None => {
+                let shown = match &cand {
+                    Cand::Exact(value, _) => value.to_string(),
+                    Cand::Numeric(x) => attest_core::text::fmt_sig(*x, 12),
+                };
+                out.notes.push(format!("{v} = {shown} is excluded: the equation is undefined there"));
+            }
         }
     }
     out.roots.sort_by(|a, b| a.numeric.total_cmp(&b.numeric));
@@ -112,7 +122,6 @@ fn check_root(
     let ve = value.to_expr();
     let free = value.free_symbols();
     let numeric = if free.is_empty() { eval_f64(&ve, &FloatEnv::new()) } else { Some(f64::NAN) }?;
-    let exact = value.atoms().iter().all(|a| !matches!(a, Atom::Sym(s) if s.starts_with('~')));
     let sub = |e: &Expr| e.substitute(&|n| (n == v).then(|| ve.clone()));
     let diff = Expr::sub(sub(l), sub(r));
     let exact_zero = normal_form(&diff, &mut Cx::new(*limits)).map(|d| d.is_zero()).unwrap_or(false);
@@ -126,13 +135,21 @@ fn check_root(
     } else {
         ("not checked (symbolic root)".to_string(), false)
     };
+    Some(SolvedRoot { value: value.to_string(), numeric, exact: true, multiplicity: mult, residual, checked })
+}
+
+/// A numeric root, checked by its floating-point residual.
+fn check_numeric(ll: &Expr, rl: &Expr, v: &str, x: f64) -> Option<SolvedRoot> {
+    let env: FloatEnv = [(v.to_string(), x)].into();
+    let (a, b) = (eval_f64(ll, &env)?, eval_f64(rl, &env)?);
+    let res = a - b;
     Some(SolvedRoot {
-        value: if exact { value.to_string() } else { attest_core::text::fmt_sig(numeric, 12) },
-        numeric,
-        exact,
-        multiplicity: mult,
-        residual,
-        checked,
+        value: attest_core::text::fmt_sig(x, 12),
+        numeric: x,
+        exact: false,
+        multiplicity: 1,
+        residual: attest_core::text::fmt_sig(res, 3),
+        checked: res.abs() <= 1e-9 * 1f64.max(a.abs()).max(b.abs()),
     })
 }
 
@@ -166,7 +183,13 @@ fn divisors(n: &BigInt) -> Option<Vec<BigInt>> {
     Some(out)
 }
 
-type Candidates = Vec<(Nf, u32)>;
+/// A root found: exact (with its multiplicity) or numeric.
+enum Cand {
+    Exact(Nf, u32),
+    Numeric(f64),
+}
+
+type Candidates = Vec<Cand>;
 
 fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
     let mut c: Vec<Q> = c.to_vec();
@@ -209,7 +232,7 @@ fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidate
             notes.push("coefficients too large for the rational-root search".into());
         }
     }
-    let mut out: Candidates = found.into_iter().map(|(r, m)| (Nf::constant(r), m)).collect();
+    let mut out: Candidates = found.into_iter().map(|(r, m)| Cand::Exact(Nf::constant(r), m)).collect();
     out.extend(remaining_roots(&c, notes, cx)?);
     Ok(out)
 }
@@ -218,10 +241,10 @@ fn remaining_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Cand
     let k = |x: Q| Nf::constant(x);
     match c.len() {
         0 | 1 => Ok(Vec::new()),
-        2 => Ok(vec![(k(-&c[0] / &c[1]), 1)]),
+        2 => Ok(vec![Cand::Exact(k(-&c[0] / &c[1]), 1)]),
         3 => {
             let roots = quadratic(&c[2], &c[1], &c[0], notes, cx)?;
-            Ok(roots.into_iter().map(|r| (r, 1)).collect())
+            Ok(roots.into_iter().map(|r| Cand::Exact(r, 1)).collect())
         }
         4 => cubic(c, notes, cx),
         5 if c[1].is_zero() && c[3].is_zero() => {
@@ -240,8 +263,8 @@ fn remaining_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Cand
                     continue;
                 }
                 let s = root(&y, 2, cx)?;
-                out.push((s.neg(), 1));
-                out.push((s, 1));
+                out.push(Cand::Exact(s.neg(), 1));
+                out.push(Cand::Exact(s, 1));
             }
             if out.len() < 4 {
                 notes.push("the remaining roots are complex and not listed".into());
@@ -253,17 +276,9 @@ fn remaining_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Cand
                 "no exact formula used for the remaining degree-{} factor: its real roots are numeric (Durand–Kerner, polished by Newton's method)",
                 c.len() - 1
             ));
-            Ok(numeric_poly_roots(c).into_iter().map(|r| (numeric_root(r), 1)).collect())
+            Ok(numeric_poly_roots(c).into_iter().map(Cand::Numeric).collect())
         }
     }
-}
-
-/// A numeric root, marked so that it prints as a decimal.
-fn numeric_root(r: f64) -> Nf {
-    let approx = Q::from_float(r).unwrap_or_else(Q::zero);
-    Nf::constant(approx)
-        .add(&Nf::atom(Atom::Sym("~".into())).scale(&Q::zero()), &mut Cx::new(Limits::default()))
-        .unwrap_or_else(|_| Nf::zero())
 }
 
 fn quadratic(a: &Q, b: &Q, c: &Q, notes: &mut Vec<String>, cx: &mut Cx) -> Result<Vec<Nf>> {
@@ -301,7 +316,7 @@ fn cubic(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
         let half_q = Nf::constant(-&qq / q(2));
         let u = root(&half_q.add(&sd, cx)?, 3, cx)?;
         let w = root(&half_q.sub(&sd, cx)?, 3, cx)?;
-        return Ok(vec![(u.add(&w, cx)?.add(&sh, cx)?, 1)]);
+        return Ok(vec![Cand::Exact(u.add(&w, cx)?.add(&sh, cx)?, 1)]);
     }
     notes.push("cubic with three real roots: trigonometric form".into());
     // t_k = 2 sqrt(-p/3) cos( acos( (3q/(2p)) sqrt(-3/p) ) / 3 - 2πk/3 )
@@ -312,7 +327,7 @@ fn cubic(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
     for k in 0..3 {
         let ang = theta.sub(&Nf::atom(Atom::Pi).scale(&qf(2 * k, 3)), cx)?;
         let t = m.mul(&apply(Func::Cos, &ang, cx)?, cx)?;
-        out.push((t.add(&sh, cx)?, 1));
+        out.push(Cand::Exact(t.add(&sh, cx)?, 1));
     }
     Ok(out)
 }
@@ -430,7 +445,7 @@ fn numeric_scan(whole: &Expr, v: &str, limits: &Limits, notes: &mut Vec<String>)
         roots.sort_by(|a, b| a.abs().total_cmp(&b.abs()));
         roots.truncate(50);
     }
-    Ok(roots.into_iter().map(|r| (numeric_root(r), 1)).collect())
+    Ok(roots.into_iter().map(Cand::Numeric).collect())
 }
 
 /// Linear or quadratic equations whose coefficients involve other variables.
@@ -440,14 +455,14 @@ fn symbolic_roots(nf: &Nf, xa: &Atom, notes: &mut Vec<String>, cx: &mut Cx) -> R
     let (a, b, c) = (get(2), get(1), get(0));
     if a.is_zero() {
         notes.push(format!("linear in the variable; assumes {} ≠ 0", b));
-        return Ok(vec![(c.neg().div(&b, cx)?, 1)]);
+        return Ok(vec![Cand::Exact(c.neg().div(&b, cx)?, 1)]);
     }
     notes.push(format!("quadratic formula; assumes {a} ≠ 0 and a non-negative discriminant"));
     let disc = b.mul(&b, cx)?.sub(&a.mul(&c, cx)?.scale(&q(4)), cx)?;
     let s = root(&disc, 2, cx)?;
     let two_a = a.scale(&q(2));
     let mb = b.neg();
-    Ok(vec![(mb.sub(&s, cx)?.div(&two_a, cx)?, 1), (mb.add(&s, cx)?.div(&two_a, cx)?, 1)])
+    Ok(vec![Cand::Exact(mb.sub(&s, cx)?.div(&two_a, cx)?, 1), Cand::Exact(mb.add(&s, cx)?.div(&two_a, cx)?, 1)])
 }
 
 #[cfg(test)]
@@ -475,7 +490,9 @@ mod tests {
         assert_eq!(roots("x^4 - 5x^2 + 4"), ["-2", "-1", "1", "2"]);
         assert_eq!(roots("x^3 - 2").len(), 1);
         assert_eq!(roots("x^3 - 3x + 1").len(), 3);
-        assert_eq!(roots("x^5 - x - 1").len(), 1);
+        let r = solve("x^5 - x - 1", None, &Limits::default()).unwrap();
+        assert_eq!(r.roots.len(), 1);
+        assert!(!r.roots[0].exact && r.roots[0].value.starts_with("1.1673039782"), "{:?}", r.roots);
         assert_eq!(roots("cos(x) = x").len(), 1);
         assert!(roots("x^2 + 1").is_empty());
         let s = solve("(x^2-1)/(x-1) = 0", None, &Limits::default()).unwrap();

@@ -152,7 +152,7 @@ pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification>
     }
     let (nl, nr, diff, cx) = match first {
         Ok(v) => v,
-        Err(SymError::Input(m)) => {
+        Err(SymError::Input { message: m }) => {
             out.reason = format!("could not compare the two sides: {m}");
             return Ok(out);
         }

@@ -5,7 +5,7 @@ use attest_sym::{Limits, SymError, differentiate, integrate, simplify, solve, ve
 
 fn limit_message(r: Result<impl std::fmt::Debug, SymError>) -> String {
     match r {
-        Err(SymError::Limit(m)) => m,
+        Err(SymError::Limit { message: m }) => m,
         other => panic!("expected a limit refusal, got {other:?}"),
     }
 }
@@ -63,7 +63,7 @@ fn a_ten_fold_derivative_of_a_product_finishes_or_refuses() {
     let b = differentiate(product, Some("x"), 10, &l).map(|d| d.result);
     match (&a, &b) {
         (Ok(x), Ok(y)) => assert_eq!(x, y),
-        (Err(SymError::Limit(_)), _) | (_, Err(SymError::Limit(_))) => {}
+        (Err(SymError::Limit { .. }), _) | (_, Err(SymError::Limit { .. })) => {}
         other => panic!("{other:?}"),
     }
     // With a tight work budget the same request is refused cleanly.
