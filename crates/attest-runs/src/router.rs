@@ -305,11 +305,12 @@ pub const ARGS: &[(&str, &[&str])] = &[
 /// Route a question to a provenance tool, or ask back, or decline it to the surface
 /// that owns it.
 pub fn route(question: &str) -> Decision {
-    let facts = Facts::of(question);
-    let q = Question::new(&facts.masked);
-    if Question::new(question).is_empty() {
+    let whole = Question::new(question);
+    if whole.is_empty() {
         return Decision::ask_back(EMPTY, OPTIONS);
     }
+    let facts = Facts::of(question, &whole);
+    let q = if facts.masked == question { whole } else { Question::new(&facts.masked) };
     let own = first_match(RULES, &q)
         .map(|(r, p)| (r.tool, format!("the question says '{}'", p.replace('*', ""))))
         .or_else(|| facts.path.as_ref().map(|p| ("runs.claims_check", format!("the question names the draft {p}"))))
@@ -506,7 +507,7 @@ fn family_like(word: &str) -> bool {
 }
 
 impl Facts {
-    fn of(question: &str) -> Facts {
+    fn of(question: &str, whole: &Question) -> Facts {
         let toks = tokens(question);
         let w = |i: usize| toks.get(i).map_or("", |t| t.lower.as_str());
 
@@ -536,8 +537,7 @@ impl Facts {
             let word = w(i);
             known_metric(word) && !GUARDS.iter().any(|(m, before)| *m == word && i > 0 && before.contains(&w(i - 1)))
         });
-        let norm = Question::new(question);
-        let alias = ALIASES.iter().find(|(phrase, _)| norm.has(phrase)).map(|(_, m)| m.to_string());
+        let alias = ALIASES.iter().find(|(phrase, _)| whole.has(phrase)).map(|(_, m)| m.to_string());
         let metric_at = explicit.or(if alias.is_some() { None } else { known });
         let metric = match (explicit, alias) {
             (None, Some(a)) => Some(a),
