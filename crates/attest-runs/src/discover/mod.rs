@@ -242,14 +242,26 @@ pub(crate) fn abs(path: &Path) -> String {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).to_string_lossy().into_owned()
 }
 
-/// Read one project directory: result files, configs, then trackers.
-pub async fn discover(project_dir: &Path) -> Discovery {
+/// The file-reading part of discovery: result files, configs, W&B and the MLflow
+/// file store.
+pub fn discover_files(project_dir: &Path) -> (Discovery, HashSet<String>) {
     let mut d = Discovery::default();
     let mut seen = HashSet::new();
     generic::results(project_dir, &mut d, &mut seen);
     config::specs(project_dir, &mut d, &mut seen);
     wandb::runs(project_dir, &mut d, &mut seen);
     mlflow::file_store(project_dir, &mut d, &mut seen);
+    (d, seen)
+}
+
+/// Read one project directory: result files, configs, then trackers. The file reading
+/// runs on tokio's blocking pool, so a long scan does not stall other tasks.
+pub async fn discover(project_dir: &Path) -> Discovery {
+    let dir = project_dir.to_path_buf();
+    let (mut d, mut seen) = match tokio::task::spawn_blocking(move || discover_files(&dir)).await {
+        Ok(found) => found,
+        Err(_) => discover_files(project_dir),
+    };
     mlflow::sqlite(project_dir, &mut d, &mut seen).await;
     d
 }
