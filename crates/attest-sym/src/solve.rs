@@ -1,5 +1,6 @@
-//! Solving one equation in one variable: exact roots of polynomials up to degree 3
-//! (rational roots of any degree, biquadratics), numeric roots otherwise. Every root
+//! Solving one equation in one variable: exact roots of polynomials up to degree 4
+//! (rational roots of any degree; Cardano and the trigonometric form for cubics;
+//! Ferrari for quartics), numeric roots otherwise. Every root
 //! is substituted back into the original equation and the residual reported.
 
 use schemars::JsonSchema;
@@ -247,30 +248,7 @@ fn remaining_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Cand
             Ok(roots.into_iter().map(|r| Cand::Exact(r, 1)).collect())
         }
         4 => cubic(c, notes, cx),
-        5 if c[1].is_zero() && c[3].is_zero() => {
-            notes.push("biquadratic: solved as a quadratic in x²".into());
-            let mut out = Vec::new();
-            let mut sub_notes = Vec::new();
-            for y in quadratic(&c[4], &c[2], &c[0], &mut sub_notes, cx)? {
-                let yv = q_to_f64(&y.as_const().unwrap_or_else(Q::zero));
-                if y.as_const().is_none() {
-                    if let Some(f) = eval_f64(&y.to_expr(), &FloatEnv::new()).filter(|f| *f >= 0.0) {
-                        let _ = f;
-                    } else {
-                        continue;
-                    }
-                } else if yv < 0.0 {
-                    continue;
-                }
-                let s = root(&y, 2, cx)?;
-                out.push(Cand::Exact(s.neg(), 1));
-                out.push(Cand::Exact(s, 1));
-            }
-            if out.len() < 4 {
-                notes.push("the remaining roots are complex and not listed".into());
-            }
-            Ok(out)
-        }
+        5 => quartic(c, notes, cx),
         _ => {
             notes.push(format!(
                 "no exact formula used for the remaining degree-{} factor: its real roots are numeric (Durand–Kerner, polished by Newton's method)",
@@ -299,6 +277,89 @@ fn quadratic(a: &Q, b: &Q, c: &Q, notes: &mut Vec<String>, cx: &mut Cx) -> Resul
     }
     let s = root(&Nf::constant(disc), 2, cx)?.scale(&two_a.recip());
     Ok(vec![mid.sub(&s, cx)?, mid.add(&s, cx)?])
+}
+
+fn value_of(n: &Nf) -> Option<f64> {
+    eval_f64(&n.to_expr(), &FloatEnv::new())
+}
+
+/// Real roots of `y² + b·y + c = 0` with exact (possibly irrational) coefficients.
+fn quadratic_nf(b: &Nf, c: &Nf, complex: &mut usize, cx: &mut Cx) -> Result<Vec<Nf>> {
+    let disc = b.mul(b, cx)?.sub(&c.scale(&q(4)), cx)?;
+    let mid = b.scale(&qf(-1, 2));
+    if disc.is_zero() {
+        return Ok(vec![mid]);
+    }
+    match value_of(&disc) {
+        Some(d) if d > 0.0 => {
+            let s = root(&disc, 2, cx)?.scale(&qf(1, 2));
+            Ok(vec![mid.sub(&s, cx)?, mid.add(&s, cx)?])
+        }
+        _ => {
+            *complex += 2;
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Ferrari: shift to `y⁴ + p y² + q y + r`, take a positive root `m` of the resolvent
+/// cubic, and split into two quadratics `y² ∓ √(2m)·y + (p/2 + m ± √(2m)·q/(4m))`.
+fn quartic(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
+    let lead = &c[4];
+    let (a, b, cc, d) = (&c[3] / lead, &c[2] / lead, &c[1] / lead, &c[0] / lead);
+    let a2 = &a * &a;
+    let p = &b - q(3) * &a2 / q(8);
+    let qq = &cc - &a * &b / q(2) + &a2 * &a / q(8);
+    let r = &d - &a * &cc / q(4) + &a2 * &b / q(16) - q(3) * &a2 * &a2 / q(256);
+    let sh = Nf::constant(-&a / q(4));
+    let mut complex = 0;
+    let mut ys: Vec<Nf> = Vec::new();
+    if qq.is_zero() {
+        notes.push("quartic without odd terms after the shift: solved as a quadratic in y²".into());
+        for z in quadratic_nf(&Nf::constant(p), &Nf::constant(r), &mut complex, cx)? {
+            match value_of(&z) {
+                Some(v) if v >= 0.0 => {
+                    let s = root(&z, 2, cx)?;
+                    if s.is_zero() {
+                        ys.push(s);
+                    } else {
+                        ys.push(s.neg());
+                        ys.push(s);
+                    }
+                }
+                _ => complex += 2,
+            }
+        }
+    } else {
+        let resolvent = [-(&qq * &qq), q(2) * &p * &p - q(8) * &r, q(8) * &p, q(8)];
+        let mut sub_notes = Vec::new();
+        let ms = poly_roots(&resolvent, &mut sub_notes, cx)?;
+        let positive = |n: &Nf| value_of(n).is_some_and(|v| v > 1e-12);
+        let exact_ms: Vec<Nf> = ms
+            .into_iter()
+            .filter_map(|m| match m {
+                Cand::Exact(n, _) if positive(&n) => Some(n),
+                _ => None,
+            })
+            .collect();
+        let Some(m) = exact_ms.iter().find(|m| m.as_const().is_some()).or(exact_ms.first()).cloned() else {
+            notes.push("quartic: no exact positive root of the resolvent cubic; roots are numeric".into());
+            return Ok(numeric_poly_roots(c).into_iter().map(Cand::Numeric).collect());
+        };
+        notes.push(format!("quartic: Ferrari's method with the resolvent cubic's root m = {m}"));
+        let s = root(&m.scale(&q(2)), 2, cx)?;
+        let base = m.add(&Nf::constant(&p / q(2)), cx)?;
+        let tilt = s.mul(&Nf::constant(qq.clone()), cx)?.div(&m.scale(&q(4)), cx)?;
+        for sign in [1, -1] {
+            let b_coef = s.scale(&q(-sign));
+            let c_coef = if sign == 1 { base.add(&tilt, cx)? } else { base.sub(&tilt, cx)? };
+            ys.extend(quadratic_nf(&b_coef, &c_coef, &mut complex, cx)?);
+        }
+    }
+    if complex > 0 {
+        notes.push(format!("{complex} complex root(s) of the quartic are not listed"));
+    }
+    ys.into_iter().map(|y| Ok(Cand::Exact(y.add(&sh, cx)?, 1))).collect()
 }
 
 /// Cardano for one real root, the trigonometric form for three.
@@ -488,6 +549,10 @@ mod tests {
         assert_eq!(roots("2x + 1 = 0"), ["-1/2"]);
         assert_eq!(roots("x^3 - 6x^2 + 11x - 6"), ["1", "2", "3"]);
         assert_eq!(roots("x^4 - 5x^2 + 4"), ["-2", "-1", "1", "2"]);
+        assert_eq!(roots("x^4 - 10x^2 + 1").len(), 4);
+        assert_eq!(roots("x^4 - 2x - 1").len(), 2);
+        assert_eq!(roots("x^4 + 4x^3 + 2x^2 - 4x - 2").len(), 4);
+        assert!(roots("x^4 + x + 1").is_empty());
         assert_eq!(roots("x^3 - 2").len(), 1);
         assert_eq!(roots("x^3 - 3x + 1").len(), 3);
         let r = solve("x^5 - x - 1", None, &Limits::default()).unwrap();
