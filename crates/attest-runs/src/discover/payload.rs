@@ -286,7 +286,8 @@ mod tests {
 
     #[test]
     fn shapes() {
-        let cases: Vec<(Value, Option<i64>, Option<&str>, Vec<&str>)> = vec![
+        type Case<'a> = (Value, Option<i64>, Option<&'a str>, Vec<&'a str>);
+        let cases: Vec<Case> = vec![
             (
                 json!({"wer": 0.1, "seed": 3, "corpus": "x", "ok": true, "tag": "a", "ID": 4}),
                 None,
