@@ -4,8 +4,9 @@
 //! sync with `items` by triggers in the migration); a PostgreSQL backend replaces this
 //! file. User text never reaches FTS5 as syntax: it is split into words, each word (or
 //! a "quoted phrase" the user wrote) becomes a quoted FTS5 string, common function
-//! words are dropped, and the terms are joined with OR so BM25 ranks items matching
-//! more (and rarer) terms first. Titles weigh three times summaries.
+//! words are dropped. Items matching every term come first, then, if there are too
+//! few, items matching some; each group is in BM25 order (titles weigh three times
+//! summaries).
 
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -60,6 +61,12 @@ pub struct SearchHit {
 /// punctuation (`C-H`, `cs.LG`) becomes a phrase of its parts, as does a "quoted
 /// phrase". `None` when nothing searchable is left.
 pub fn fts_query(text: &str) -> Option<String> {
+    let terms = fts_terms(text);
+    if terms.is_empty() { None } else { Some(terms.join(" OR ")) }
+}
+
+/// The quoted FTS5 terms of user text (see [`fts_query`]).
+fn fts_terms(text: &str) -> Vec<String> {
     let balanced = text.matches('"').count() % 2 == 0;
     let mut phrases: Vec<String> = Vec::new();
     let mut singles: Vec<String> = Vec::new();
@@ -91,10 +98,7 @@ pub fn fts_query(text: &str) -> Option<String> {
     let mut seen = std::collections::HashSet::new();
     terms.retain(|t| seen.insert(t.clone()));
     terms.truncate(MAX_TERMS);
-    if terms.is_empty() {
-        return None;
-    }
-    Some(terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR "))
+    terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect()
 }
 
 /// Lowercased runs of letters and digits, split as the FTS5 tokenizer splits them.
@@ -102,13 +106,15 @@ fn words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 
-/// Search the archive. With text: BM25 order, then newest. Without: the filters alone,
-/// newest first.
+/// Search the archive. With text: items matching every term first, then (when
+/// fewer than `limit` do) items matching some, each group in BM25 order. Without
+/// text: the filters alone, newest first.
 pub async fn search(store: &FeedStore, q: &SearchQuery) -> Result<Vec<SearchHit>> {
-    let limit = q.limit.max(1) as i64;
+    let limit = q.limit.max(1);
     let tag = q.tag.as_deref().and_then(clean::normalise_tag);
     let since = q.since.as_deref();
-    let Some(fts) = fts_query(&q.text) else {
+    let terms = fts_terms(&q.text);
+    if terms.is_empty() {
         let rows = sqlx::query(
             "SELECT i.id FROM items i WHERE ($1 IS NULL OR i.published >= $1) \
              AND ($2 IS NULL OR EXISTS (SELECT 1 FROM item_tags t WHERE t.item_id = i.id AND t.tag = $2)) \
@@ -116,34 +122,67 @@ pub async fn search(store: &FeedStore, q: &SearchQuery) -> Result<Vec<SearchHit>
         )
         .bind(since)
         .bind(&tag)
-        .bind(limit)
+        .bind(limit as i64)
         .fetch_all(store.pool())
         .await?;
         return Ok(rows.iter().map(|r| SearchHit { item_id: r.get(0), score: 0.0 }).collect());
+    }
+    // All terms first: the intersection is small and cheap to score even when every
+    // term on its own is common.
+    let mut hits = if terms.len() > 1 {
+        run(store, &terms.join(" AND "), since, tag.as_deref(), limit).await?
+    } else {
+        Vec::new()
     };
-    let mut sql = format!(
-        "SELECT f.rowid AS id, bm25(items_fts, {}, {}) AS s FROM items_fts f WHERE items_fts MATCH $1",
-        WEIGHTS.0, WEIGHTS.1
-    );
-    let mut n = 1;
-    if since.is_some() {
-        n += 1;
-        sql.push_str(&format!(" AND f.rowid IN (SELECT id FROM items WHERE published >= ${n})"));
+    if hits.len() < limit {
+        let seen: std::collections::HashSet<i64> = hits.iter().map(|h| h.item_id).collect();
+        let more = run(store, &terms.join(" OR "), since, tag.as_deref(), limit + seen.len()).await?;
+        hits.extend(more.into_iter().filter(|h| !seen.contains(&h.item_id)));
+        hits.truncate(limit);
     }
-    if tag.is_some() {
-        n += 1;
-        sql.push_str(&format!(" AND f.rowid IN (SELECT item_id FROM item_tags WHERE tag = ${n})"));
-    }
-    sql.push_str(&format!(" ORDER BY s, f.rowid DESC LIMIT ${}", n + 1));
-    let mut query = sqlx::query(&sql).bind(&fts);
+    Ok(hits)
+}
+
+async fn run(
+    store: &FeedStore,
+    fts: &str,
+    since: Option<&str>,
+    tag: Option<&str>,
+    limit: usize,
+) -> Result<Vec<SearchHit>> {
+    let score = format!("bm25(items_fts, {}, {})", WEIGHTS.0, WEIGHTS.1);
+    let sql = if since.is_none() && tag.is_none() {
+        format!(
+            "SELECT rowid AS id, {score} AS s FROM items_fts WHERE items_fts MATCH $1 ORDER BY s, rowid DESC LIMIT $2"
+        )
+    } else {
+        // The matches are computed once, then filtered: letting the planner drive the
+        // join from `items` would re-run the full-text query for every row.
+        let mut sql = format!(
+            "WITH m AS MATERIALIZED (SELECT rowid AS id, {score} AS s FROM items_fts WHERE items_fts MATCH $1) \
+             SELECT m.id, m.s FROM m"
+        );
+        let mut n = 2;
+        if since.is_some() {
+            sql.push_str(&format!(" JOIN items i ON i.id = m.id AND i.published >= ${n}"));
+            n += 1;
+        }
+        if tag.is_some() {
+            sql.push_str(&format!(" WHERE EXISTS (SELECT 1 FROM item_tags t WHERE t.item_id = m.id AND t.tag = ${n})"));
+            n += 1;
+        }
+        sql.push_str(&format!(" ORDER BY m.s, m.id DESC LIMIT ${n}"));
+        sql
+    };
+    let mut query = sqlx::query(&sql).bind(fts);
     if let Some(s) = since {
         query = query.bind(s);
     }
-    if let Some(t) = &tag {
+    if let Some(t) = tag {
         query = query.bind(t);
     }
-    let rows = query.bind(limit).fetch_all(store.pool()).await?;
-    Ok(rows.iter().map(|r| SearchHit { item_id: r.get("id"), score: -r.get::<f64, _>("s") }).collect())
+    let rows = query.bind(limit as i64).fetch_all(store.pool()).await?;
+    Ok(rows.iter().map(|r| SearchHit { item_id: r.get(0), score: -r.get::<f64, _>(1) }).collect())
 }
 
 #[cfg(test)]

@@ -21,6 +21,9 @@ use crate::{FeedError, Result};
 /// PostgreSQL 65,535; this stays far below both).
 const CHUNK: usize = 500;
 
+/// Rows per multi-row item insert (ten parameters each).
+const INSERT_ROWS: usize = 50;
+
 const ITEM_COLUMNS: &str = "i.id, i.feed_id, f.title AS source, i.guid, i.title, i.url, i.summary, i.published, \
      i.first_seen, i.content_hash, i.doi, i.arxiv_id";
 
@@ -740,6 +743,7 @@ async fn add_items_tx(
 
     let mut out = AddOutcome::default();
     let mut seen_guids: HashSet<&str> = HashSet::new();
+    let mut fresh: Vec<&NewItem> = Vec::new();
     for it in items {
         if !seen_guids.insert(it.guid.as_str()) {
             out.skipped += 1;
@@ -774,31 +778,6 @@ async fn add_items_tx(
             out.skipped += 1;
             continue;
         }
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO items (feed_id, guid, title, url, summary, published, content_hash, doi, arxiv_id, first_seen) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-        )
-        .bind(feed_id)
-        .bind(&it.guid)
-        .bind(&it.title)
-        .bind(&it.url)
-        .bind(&it.summary)
-        .bind(it.published.as_deref().unwrap_or(now))
-        .bind(&it.content_hash)
-        .bind(&it.doi)
-        .bind(&it.arxiv_id)
-        .bind(now)
-        .fetch_one(&mut **tx)
-        .await?;
-        if !it.tags.is_empty() {
-            let values = (0..it.tags.len()).map(|k| format!("($1, ${})", k + 2)).collect::<Vec<_>>().join(", ");
-            let sql = format!("INSERT INTO item_tags (item_id, tag) VALUES {values} ON CONFLICT DO NOTHING");
-            let mut q = sqlx::query(&sql).bind(id);
-            for t in &it.tags {
-                q = q.bind(t);
-            }
-            q.execute(&mut **tx).await?;
-        }
         hashes.insert(it.content_hash.clone());
         if let Some(d) = &it.doi {
             dois.insert(d.clone());
@@ -806,8 +785,74 @@ async fn add_items_tx(
         if let Some(a) = &it.arxiv_id {
             arxiv.insert(a.clone());
         }
-        out.added += 1;
-        out.new_ids.push(id);
+        fresh.push(it);
     }
+    // New items go in with multi-row inserts. Their content hashes are unique within
+    // the batch and new to the archive, so they map the new rows back to their ids.
+    for chunk in fresh.chunks(INSERT_ROWS) {
+        let values = (0..chunk.len())
+            .map(|r| {
+                let b = r * 10;
+                format!(
+                    "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${})",
+                    b + 1,
+                    b + 2,
+                    b + 3,
+                    b + 4,
+                    b + 5,
+                    b + 6,
+                    b + 7,
+                    b + 8,
+                    b + 9,
+                    b + 10
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "INSERT INTO items (feed_id, guid, title, url, summary, published, content_hash, doi, arxiv_id, first_seen) \
+             VALUES {values}"
+        );
+        let mut q = sqlx::query(&sql);
+        for it in chunk {
+            q = q
+                .bind(feed_id)
+                .bind(&it.guid)
+                .bind(&it.title)
+                .bind(&it.url)
+                .bind(&it.summary)
+                .bind(it.published.as_deref().unwrap_or(now))
+                .bind(&it.content_hash)
+                .bind(&it.doi)
+                .bind(&it.arxiv_id)
+                .bind(now);
+        }
+        q.execute(&mut **tx).await?;
+        let sql =
+            format!("SELECT id, content_hash FROM items WHERE content_hash IN ({})", placeholders(1, chunk.len()));
+        let mut q = sqlx::query(&sql);
+        for it in chunk {
+            q = q.bind(&it.content_hash);
+        }
+        let ids: HashMap<String, i64> =
+            q.fetch_all(&mut **tx).await?.iter().map(|r| (r.get("content_hash"), r.get("id"))).collect();
+        let mut tags: Vec<(i64, &str)> = Vec::new();
+        for it in chunk {
+            let id = ids[&it.content_hash];
+            out.new_ids.push(id);
+            tags.extend(it.tags.iter().map(|t| (id, t.as_str())));
+        }
+        for part in tags.chunks(CHUNK / 2) {
+            let values = (0..part.len()).map(|k| format!("(${}, ${})", 2 * k + 1, 2 * k + 2)).collect::<Vec<_>>();
+            let sql =
+                format!("INSERT INTO item_tags (item_id, tag) VALUES {} ON CONFLICT DO NOTHING", values.join(", "));
+            let mut q = sqlx::query(&sql);
+            for (id, t) in part {
+                q = q.bind(id).bind(*t);
+            }
+            q.execute(&mut **tx).await?;
+        }
+    }
+    out.added = fresh.len();
     Ok(out)
 }
