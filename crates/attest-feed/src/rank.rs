@@ -21,6 +21,7 @@
 //! them would only teach the ranker to agree with itself.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -275,10 +276,10 @@ const STOPWORDS: &[&str] = &[
     "reading",
 ];
 
+static STOPWORD_SET: LazyLock<HashSet<&'static str>> = LazyLock::new(|| STOPWORDS.iter().copied().collect());
+
 fn is_stopword(w: &str) -> bool {
-    // The list is small; a sorted copy would be faster but this runs only on text
-    // being indexed or a query, never per candidate at ranking time.
-    STOPWORDS.contains(&w)
+    STOPWORD_SET.contains(w)
 }
 
 /// Reduce a lower-case word to a light stem: plurals, `-ing` and `-ed` endings, a
@@ -340,25 +341,66 @@ pub fn stem(word: &str) -> String {
 /// and one-character words dropped, each word stemmed with [`stem`]. Hyphenated
 /// words ("graph-neural-networks") become their parts.
 pub fn tokenize(text: &str) -> Vec<String> {
-    tokens_with_surface(text).into_iter().map(|(stem, _)| stem).collect()
+    raw_words(text).filter_map(word_term).map(|(stem, _)| stem).collect()
 }
 
 /// [`tokenize`], keeping each term's surface form (the lower-cased word it came from).
 pub fn tokens_with_surface(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '\'')) {
-        let word = raw.trim_matches('\'').to_lowercase();
-        if word.chars().count() < 2 || is_stopword(&word) || word.chars().all(|c| c.is_ascii_digit()) {
-            continue;
-        }
-        let word = word.strip_suffix("'s").map(str::to_string).unwrap_or(word);
-        if word.contains('\'') {
-            continue;
-        }
-        out.push((stem(&word), word));
-    }
-    out
+    raw_words(text).filter_map(word_term).collect()
 }
+
+fn raw_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty())
+}
+
+/// The (stem, surface) of one raw word, or `None` for a stopword, a number or a
+/// one-character word.
+fn word_term(raw: &str) -> Option<(String, String)> {
+    let word = raw.trim_matches('\'').to_lowercase();
+    if word.chars().count() < 2 || is_stopword(&word) || word.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let word = word.strip_suffix("'s").map(str::to_string).unwrap_or(word);
+    if word.contains('\'') {
+        return None;
+    }
+    Some((stem(&word), word))
+}
+
+/// A small, fast, non-cryptographic hasher for the index's own maps (the keys are
+/// the archive's words and ids, never attacker-chosen in a way that matters here).
+#[derive(Default, Clone, Copy)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
 // ---------------------------------------------------------------------------------
 // Inputs
@@ -481,13 +523,15 @@ fn normalize(mut v: Vec<f32>) -> Vec<f32> {
 #[derive(Debug, Clone, Default)]
 pub struct Corpus {
     items: Vec<RankItem>,
-    by_id: HashMap<i64, usize>,
-    vocab: HashMap<String, u32>,
+    by_id: FastMap<i64, usize>,
+    vocab: FastMap<String, u32>,
     terms: Vec<String>,
     /// CSR layout: item `d`'s terms are `doc_terms[offsets[d]..offsets[d+1]]`.
     offsets: Vec<u32>,
     doc_terms: Vec<u32>,
     doc_tfs: Vec<f32>,
+    /// Each entry's TF-IDF weight, already divided by the item's norm.
+    doc_w: Vec<f32>,
     doc_len: Vec<f32>,
     /// 1 / L2 norm of the item's TF-IDF vector (0 for an empty item).
     inv_norm: Vec<f32>,
@@ -505,26 +549,41 @@ impl Corpus {
     /// Index items. Duplicate ids keep the first.
     pub fn build(items: Vec<RankItem>) -> Corpus {
         let mut c = Corpus::default();
-        let mut counts: HashMap<u32, f32> = HashMap::new();
+        // Raw word -> term id (u32::MAX for a word that is not a term): each distinct
+        // spelling is lower-cased, checked and stemmed once.
+        let mut words: FastMap<String, u32> = FastMap::default();
+        let mut entries: Vec<(u32, f32)> = Vec::new();
         c.offsets.push(0);
         for item in items {
             if c.by_id.contains_key(&item.id) {
                 continue;
             }
-            counts.clear();
+            entries.clear();
             let mut add = |c: &mut Corpus, text: &str, weight: f32| {
-                for t in tokenize(text) {
-                    let id = match c.vocab.get(&t) {
+                for raw in raw_words(text) {
+                    let id = match words.get(raw) {
                         Some(&id) => id,
                         None => {
-                            let id = c.terms.len() as u32;
-                            c.vocab.insert(t.clone(), id);
-                            c.terms.push(t);
-                            c.df.push(0);
+                            let id = match word_term(raw) {
+                                None => u32::MAX,
+                                Some((t, _)) => match c.vocab.get(&t) {
+                                    Some(&id) => id,
+                                    None => {
+                                        let id = c.terms.len() as u32;
+                                        c.vocab.insert(t.clone(), id);
+                                        c.terms.push(t);
+                                        c.df.push(0);
+                                        id
+                                    }
+                                },
+                            };
+                            words.insert(raw.to_string(), id);
                             id
                         }
                     };
-                    *counts.entry(id).or_insert(0.0) += weight;
+                    if id != u32::MAX {
+                        entries.push((id, weight));
+                    }
                 }
             };
             add(&mut c, &item.title, TITLE_WEIGHT);
@@ -532,10 +591,17 @@ impl Corpus {
             for tag in &item.tags {
                 add(&mut c, tag, 1.0);
             }
-            let mut entries: Vec<(u32, f32)> = counts.iter().map(|(&t, &n)| (t, n)).collect();
             entries.sort_unstable_by_key(|e| e.0);
-            let len: f32 = entries.iter().map(|e| e.1).sum();
-            for (t, n) in entries {
+            let mut len = 0.0;
+            let mut i = 0;
+            while i < entries.len() {
+                let t = entries[i].0;
+                let mut n = 0.0;
+                while i < entries.len() && entries[i].0 == t {
+                    n += entries[i].1;
+                    i += 1;
+                }
+                len += n;
                 c.df[t as usize] += 1;
                 c.doc_terms.push(t);
                 c.doc_tfs.push(n);
@@ -555,6 +621,15 @@ impl Corpus {
                 if s > 0.0 { 1.0 / s.sqrt() } else { 0.0 }
             })
             .collect();
+        c.doc_w = Vec::with_capacity(c.doc_terms.len());
+        for d in 0..c.items.len() {
+            let inv = c.inv_norm[d];
+            let (a, b) = (c.offsets[d] as usize, c.offsets[d + 1] as usize);
+            for i in a..b {
+                let w = c.tfidf(c.doc_terms[i], c.doc_tfs[i]) * inv;
+                c.doc_w.push(w);
+            }
+        }
         c
     }
 
@@ -718,15 +793,15 @@ impl InterestQuery {
         })
     }
 
-    /// BM25 of every item, by walking each item's terms once.
-    fn score_all(&self, corpus: &Corpus) -> Vec<f32> {
+    /// BM25 of the given items, by walking each item's terms once.
+    fn score_docs(&self, corpus: &Corpus, docs: &[usize]) -> Vec<f32> {
         let mut qw = vec![0.0f32; corpus.terms.len()];
         for (t, w, _) in &self.terms {
             qw[*t as usize] = *w * corpus.idf_bm25(*t);
         }
         let inv_avg = 1.0 / corpus.avg_len.max(1e-6);
-        (0..corpus.len())
-            .map(|d| {
+        docs.iter()
+            .map(|&d| {
                 if self.terms.is_empty() {
                     return 0.0;
                 }
@@ -776,39 +851,49 @@ impl Classifier {
         // Balanced class weights: each class carries half the total weight.
         let wp = n / (2.0 * pos as f32);
         let wn = n / (2.0 * neg as f32);
+        // Only features that occur in a clicked item can leave zero: fit over those,
+        // numbered densely, then scatter back into the vocabulary.
+        let mut local: HashMap<u32, u32> = HashMap::new();
+        let mut features: Vec<u32> = Vec::new();
         let rows: Vec<(Vec<(u32, f32)>, f32, f32)> = examples
             .iter()
             .map(|&(d, y)| {
-                let inv = corpus.inv_norm[d];
-                let x = corpus.doc(d).map(|(t, tf)| (t, corpus.tfidf(t, tf) * inv)).collect();
+                let (a, b) = (corpus.offsets[d] as usize, corpus.offsets[d + 1] as usize);
+                let x = (a..b)
+                    .map(|i| {
+                        let t = corpus.doc_terms[i];
+                        let j = *local.entry(t).or_insert_with(|| {
+                            features.push(t);
+                            (features.len() - 1) as u32
+                        });
+                        (j, corpus.doc_w[i])
+                    })
+                    .collect();
                 (x, if y { 1.0 } else { 0.0 }, if y { wp } else { wn })
             })
             .collect();
         let lambda = 1.0 / (CLASSIFIER_C * n);
-        let mut w = vec![0.0f32; corpus.terms.len()];
+        let m = features.len();
+        let mut wl = vec![0.0f32; m];
+        let mut grad = vec![0.0f32; m];
         let mut b = 0.0f32;
-        let mut grad: HashMap<u32, f32> = HashMap::new();
-        let mut touched: Vec<u32> = rows.iter().flat_map(|r| r.0.iter().map(|e| e.0)).collect();
-        touched.sort_unstable();
-        touched.dedup();
         for _ in 0..CLASSIFIER_STEPS {
-            grad.clear();
+            grad.iter_mut().zip(&wl).for_each(|(g, w)| *g = lambda * w);
             let mut gb = 0.0f32;
             for (x, y, cw) in &rows {
-                let z: f32 = b + x.iter().map(|(t, v)| w[*t as usize] * v).sum::<f32>();
-                let p = sigmoid(z);
-                let g = cw * (p - y) / n;
+                let z: f32 = b + x.iter().map(|(j, v)| wl[*j as usize] * v).sum::<f32>();
+                let g = cw * (sigmoid(z) - y) / n;
                 gb += g;
-                for (t, v) in x {
-                    *grad.entry(*t).or_insert(0.0) += g * v;
+                for (j, v) in x {
+                    grad[*j as usize] += g * v;
                 }
             }
-            // Only features that occur in a clicked item ever leave zero.
-            for &t in &touched {
-                let g = grad.get(&t).copied().unwrap_or(0.0) + lambda * w[t as usize];
-                w[t as usize] -= CLASSIFIER_STEP_SIZE * g;
-            }
+            wl.iter_mut().zip(&grad).for_each(|(w, g)| *w -= CLASSIFIER_STEP_SIZE * g);
             b -= CLASSIFIER_STEP_SIZE * gb;
+        }
+        let mut w = vec![0.0f32; corpus.terms.len()];
+        for (j, &t) in features.iter().enumerate() {
+            w[t as usize] = wl[j];
         }
         Some(Classifier { weights: w, bias: b })
     }
@@ -834,20 +919,16 @@ impl Classifier {
         v
     }
 
-    /// Log-odds of every item.
-    fn logit_all(&self, corpus: &Corpus) -> Vec<f32> {
-        (0..corpus.len())
-            .map(|d| {
+    /// Log-odds of the given items.
+    fn logit_docs(&self, corpus: &Corpus, docs: &[usize]) -> Vec<f32> {
+        docs.iter()
+            .map(|&d| {
                 let (a, b) = (corpus.offsets[d] as usize, corpus.offsets[d + 1] as usize);
                 let mut s = 0.0;
                 for i in a..b {
-                    let t = corpus.doc_terms[i];
-                    let w = self.weights[t as usize];
-                    if w != 0.0 {
-                        s += w * corpus.tfidf(t, corpus.doc_tfs[i]);
-                    }
+                    s += self.weights[corpus.doc_terms[i] as usize] * corpus.doc_w[i];
                 }
-                self.bias + s * corpus.inv_norm[d]
+                self.bias + s
             })
             .collect()
     }
@@ -902,6 +983,13 @@ impl Preferences {
             by_key.iter().map(|(&k, &c)| (corpus.key_names[k as usize].clone(), c)).collect();
         keys.sort_by(|a, b| a.0.cmp(&b.0));
         Preferences { keys, by_key }
+    }
+
+    /// Smoothed scores of every key of the corpus, indexed by key id.
+    fn dense(&self, corpus: &Corpus) -> Vec<f32> {
+        (0..corpus.key_names.len() as u32)
+            .map(|k| self.by_key.get(&k).copied().unwrap_or_default().score() as f32)
+            .collect()
     }
 
     /// The mean smoothed score over an item's keys; 0.5 when it has none.
@@ -966,6 +1054,8 @@ pub struct ReaderModel {
     pub evidence_unindexed: usize,
     /// Item ids the reader has clicked (any source), for "unread" filters.
     pub clicked: HashSet<i64>,
+    /// The same, as index positions.
+    clicked_docs: HashSet<usize>,
 }
 
 impl ReaderModel {
@@ -995,6 +1085,7 @@ impl ReaderModel {
             evidence,
             evidence_unindexed,
             clicked: clicks.iter().map(|c| c.item_id).collect(),
+            clicked_docs: clicks.iter().filter_map(|c| corpus.position(c.item_id)).collect(),
         }
     }
 
@@ -1005,16 +1096,17 @@ impl ReaderModel {
 
     /// Rank a corpus for this reader.
     pub fn rank(&self, corpus: &Corpus, opts: &RankOptions, embeddings: &Embeddings) -> Ranking {
-        let cand: Vec<usize> = (0..corpus.len())
-            .filter(|&d| {
-                let id = corpus.items[d].id;
-                !(opts.exclude_clicked && self.clicked.contains(&id))
-                    && opts.only.as_ref().is_none_or(|only| only.contains(&id))
-            })
-            .collect();
+        let keep = |d: &usize| !(opts.exclude_clicked && self.clicked_docs.contains(d));
+        let cand: Vec<usize> = match &opts.only {
+            Some(only) => {
+                let mut v: Vec<usize> = only.iter().filter_map(|id| corpus.position(*id)).filter(keep).collect();
+                v.sort_unstable();
+                v
+            }
+            None => (0..corpus.len()).filter(keep).collect(),
+        };
         let n = cand.len();
-        let lexical_all = self.query.score_all(corpus);
-        let lexical: Vec<f32> = cand.iter().map(|&d| lexical_all[d]).collect();
+        let lexical = self.query.score_docs(corpus, &cand);
         let mut profile = percentiles(&lexical);
         let mut cosine: Vec<Option<f32>> = vec![None; n];
         let mut embedding_used = false;
@@ -1039,8 +1131,7 @@ impl ReaderModel {
         let mut n_click_terms = 0.0;
         let mut p_useful: Vec<Option<f32>> = vec![None; n];
         if let Some(clf) = &self.classifier {
-            let all = clf.logit_all(corpus);
-            let z: Vec<f32> = cand.iter().map(|&d| all[d]).collect();
+            let z = clf.logit_docs(corpus, &cand);
             for (i, zi) in z.iter().enumerate() {
                 p_useful[i] = Some(sigmoid(*zi));
             }
@@ -1051,7 +1142,18 @@ impl ReaderModel {
         }
         let mut pref: Vec<Option<f64>> = vec![None; n];
         if self.preference_active {
-            let s: Vec<f32> = cand.iter().map(|&d| self.preferences.score(corpus, d) as f32).collect();
+            let dense = self.preferences.dense(corpus);
+            let s: Vec<f32> = cand
+                .iter()
+                .map(|&d| {
+                    let keys = &corpus.doc_keys[d];
+                    if keys.is_empty() {
+                        0.5
+                    } else {
+                        keys.iter().map(|&k| dense[k as usize]).sum::<f32>() / keys.len() as f32
+                    }
+                })
+                .collect();
             for (i, v) in s.iter().enumerate() {
                 pref[i] = Some(*v as f64);
             }
@@ -1123,8 +1225,19 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// mean of their positions. One item gets 0.
 pub fn percentiles(scores: &[f32]) -> Vec<f64> {
     let n = scores.len();
-    let mut idx: Vec<u32> = (0..n as u32).collect();
-    idx.sort_unstable_by(|&a, &b| scores[b as usize].total_cmp(&scores[a as usize]));
+    // Sort (descending score, index) packed into one integer: the high half is the
+    // score's bits mapped so that integer order is the reverse of float order.
+    let mut keyed: Vec<u64> = scores
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let b = x.to_bits();
+            let ascending = if b >> 31 == 1 { !b } else { b | 0x8000_0000 };
+            (((!ascending) as u64) << 32) | i as u64
+        })
+        .collect();
+    keyed.sort_unstable();
+    let idx: Vec<u32> = keyed.iter().map(|k| *k as u32).collect();
     let mut out = vec![0.0; n];
     let denom = (n.max(2) - 1) as f64;
     let mut i = 0;
