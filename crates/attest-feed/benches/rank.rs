@@ -49,7 +49,7 @@ fn vocabulary() -> Vec<String> {
 fn archive() -> Vec<RankItem> {
     let vocab = vocabulary();
     let mut r = Rng(42);
-    let mut words =
+    let words =
         |r: &mut Rng, n: usize| (0..n).map(|_| vocab[r.zipf(vocab.len())].as_str()).collect::<Vec<_>>().join(" ");
     (0..N)
         .map(|i| {

@@ -1336,6 +1336,41 @@ pub fn rank(
     ReaderModel::fit(corpus, interests, clicks).rank(corpus, opts, embeddings)
 }
 
+/// What ranking needs for one reader, read from the store: the candidates (unrated
+/// items published since the window start, or the whole archive) and the reader's
+/// rated items, indexed together so the classifier can train on the rated ones and
+/// term statistics cover both.
+#[derive(Debug, Clone)]
+pub struct ReaderData {
+    /// The index over candidates and rated items.
+    pub corpus: Corpus,
+    /// The reader's clicks, every source.
+    pub clicks: Vec<Click>,
+    /// Ids of the candidates (rank these with [`RankOptions::only`]).
+    pub candidates: HashSet<i64>,
+}
+
+impl ReaderData {
+    /// Read a reader's candidates and clicks. `since` is a [`crate::model::stamp`];
+    /// `None` ranks the whole archive.
+    pub async fn load(store: &crate::FeedStore, reader_id: i64, since: Option<&str>) -> crate::Result<ReaderData> {
+        let candidates = store.items_for_ranking(reader_id, since).await?;
+        let rated = store.clicked_items(reader_id).await?;
+        let ids: HashSet<i64> = candidates.iter().map(|i| i.id).collect();
+        let clicks: Vec<Click> = rated.iter().map(|(_, c)| c.clone()).collect();
+        let items: Vec<RankItem> = candidates.iter().chain(rated.iter().map(|(i, _)| i)).map(RankItem::from).collect();
+        Ok(ReaderData { corpus: Corpus::build(items), clicks, candidates: ids })
+    }
+
+    /// Rank the candidates for a reader with these interests, best `limit` first.
+    pub fn rank(&self, interests: &str, limit: usize, embeddings: &Embeddings) -> (ReaderModel, Ranking) {
+        let model = ReaderModel::fit(&self.corpus, interests, &self.clicks);
+        let opts = RankOptions { exclude_clicked: true, only: Some(self.candidates.clone()), limit: Some(limit) };
+        let ranking = model.rank(&self.corpus, &opts, embeddings);
+        (model, ranking)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
