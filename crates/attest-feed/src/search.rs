@@ -67,7 +67,7 @@ pub fn fts_query(text: &str) -> Option<String> {
 
 /// The quoted FTS5 terms of user text (see [`fts_query`]).
 fn fts_terms(text: &str) -> Vec<String> {
-    let balanced = text.matches('"').count() % 2 == 0;
+    let balanced = text.matches('"').count().is_multiple_of(2);
     let mut phrases: Vec<String> = Vec::new();
     let mut singles: Vec<String> = Vec::new();
     for (k, part) in text.split('"').enumerate() {
