@@ -150,6 +150,43 @@ fn figures(mut scored: Vec<(f64, i64, bool)>) -> (f64, f64) {
     (auc, precision_at(&order, PRECISION_K))
 }
 
+/// `attest eval --user NAME`: evaluate a reader over the whole archive. An unknown
+/// reader or too few ratings is an `Err` with the sentence to print.
+pub async fn evaluate_reader(store: &crate::FeedStore, name: &str) -> Result<Evaluation, String> {
+    let Some(reader) = store.reader(name).await.map_err(|e| e.to_string())? else {
+        let names: Vec<String> =
+            store.readers().await.map_err(|e| e.to_string())?.into_iter().map(|r| r.name).collect();
+        return Err(crate::persona::unknown_reader_message(name, &names));
+    };
+    let data = crate::rank::ReaderData::load(store, reader.id, None).await.map_err(|e| e.to_string())?;
+    evaluate(&data.corpus, &reader.interests, &data.clicks).map_err(|e| e.reason)
+}
+
+/// The lines `attest eval` prints for a result.
+pub fn report_lines(name: &str, e: &Evaluation) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "{name}: AUC {:.3}, precision@{PRECISION_K} {:.3} ({}-fold over {} human ratings, {} useful)",
+            e.auc, e.precision_at_5, e.folds, e.n_clicks, e.n_useful
+        ),
+        format!(
+            "interests text alone: AUC {:.3}, precision@{PRECISION_K} {:.3}; chance: AUC 0.500, precision {:.3}",
+            e.interests_auc, e.interests_precision_at_5, e.base_rate
+        ),
+        format!("measures {}", e.measures),
+    ];
+    if !e.excluded.is_empty() {
+        let parts: Vec<String> = e.excluded.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        lines.push(format!("left out: {}", parts.join(", ")));
+    }
+    if e.auc <= e.interests_auc {
+        lines.push(
+            "WARNING: the ratings do not improve on the interests text; check them before trusting the ranking".into(),
+        );
+    }
+    lines
+}
+
 /// Assign each labelled item (sorted by id) a fold: useful and not-useful items are
 /// dealt round-robin separately, so every fold gets its share of each class. The
 /// not-useful deal starts where the useful one stopped, which evens fold sizes.

@@ -295,11 +295,8 @@ pub fn stem(word: &str) -> String {
     if w.len() > 4 && w.ends_with("ies") {
         w.truncate(w.len() - 3);
         w.push('y');
-    } else if w.ends_with("sses") {
-        w.truncate(w.len() - 2);
-    } else if w.len() > 4
-        && w.ends_with("es")
-        && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("xes") || w.ends_with("zes"))
+    } else if w.ends_with("sses")
+        || (w.len() > 4 && (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("xes") || w.ends_with("zes")))
     {
         w.truncate(w.len() - 2);
     } else if w.len() > 3
@@ -855,7 +852,9 @@ impl Classifier {
         // numbered densely, then scatter back into the vocabulary.
         let mut local: HashMap<u32, u32> = HashMap::new();
         let mut features: Vec<u32> = Vec::new();
-        let rows: Vec<(Vec<(u32, f32)>, f32, f32)> = examples
+        // (features, label, class weight) per rated item.
+        type Row = (Vec<(u32, f32)>, f32, f32);
+        let rows: Vec<Row> = examples
             .iter()
             .map(|&(d, y)| {
                 let (a, b) = (corpus.offsets[d] as usize, corpus.offsets[d + 1] as usize);

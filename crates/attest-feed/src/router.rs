@@ -961,10 +961,11 @@ pub fn route(question: &str) -> Decision {
     }
 
     // A url decides most questions by itself: a feed to add, preview or drop.
-    if url.is_some() && item_id.is_none() {
-        if let Some(d) = route_url(&q, &args) {
-            return d;
-        }
+    if url.is_some()
+        && item_id.is_none()
+        && let Some(d) = route_url(&q, &args)
+    {
+        return d;
     }
 
     let points_at_item = item_id.is_some() || url.is_some() || references_item(&q);
@@ -979,12 +980,12 @@ pub fn route(question: &str) -> Decision {
                 if let Some((_, name)) = &persona {
                     a.insert("name".into(), Value::String(name.clone()));
                 }
-                if matches!(rule.tool, "feed.persona_create" | "feed.persona_update") {
-                    if let Some((interests, append)) = interests_text(&text, &q) {
-                        a.insert("interests".into(), Value::String(interests));
-                        if append {
-                            a.insert("append".into(), Value::Bool(true));
-                        }
+                if matches!(rule.tool, "feed.persona_create" | "feed.persona_update")
+                    && let Some((interests, append)) = interests_text(&text, &q)
+                {
+                    a.insert("interests".into(), Value::String(interests));
+                    if append {
+                        a.insert("append".into(), Value::Bool(true));
                     }
                 }
                 return Decision::to(rule.tool, a, why);
