@@ -251,9 +251,7 @@ fn code(answer: &Answer<Value>) -> ExitCode {
 
 async fn runs(command: RunsCommand, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let (tool, args) = match command {
-        RunsCommand::Scan { project } => {
-            ("runs.scan", json!({ "project": project, "confirm": true, "progress": std::io::stderr().is_terminal() }))
-        }
+        RunsCommand::Scan { project } => return scan(project, config, json).await,
         RunsCommand::List { project, family, limit } => {
             ("runs.list", json!({ "project": project, "family": family, "limit": limit }))
         }
@@ -278,6 +276,53 @@ async fn runs(command: RunsCommand, config: &Config, json: bool) -> anyhow::Resu
         }
     };
     let answer = call(config, tool, args, json).await?;
+    Ok(code(&answer))
+}
+
+/// `attest runs scan`: the same scan and answer as `runs.scan`, with a progress bar
+/// when stderr is a terminal.
+async fn scan(project: Option<String>, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+    let Some(root) = config.root.clone() else {
+        return usage("no research root: pass --root DIR or set RESEARCH_ROOT to the directory holding your projects");
+    };
+    let store = attest_store::Store::open(&config.db).await?;
+    let opts = attest_runs::ledger::LedgerOptions {
+        metric_directions: config.metric_directions.clone(),
+        root: Some(root.clone()),
+    };
+    let ledger = attest_runs::ledger::Ledger::new(store, opts);
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} projects  {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let report = ledger
+        .scan(&root, project.as_deref(), |p| {
+            if let Some(b) = &bar {
+                b.set_length(p.total as u64);
+                b.set_position(p.index as u64);
+                b.set_message(format!("{} ({} runs so far)", p.project, p.runs_so_far));
+            }
+            std::ops::ControlFlow::Continue(())
+        })
+        .await;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let answer = match report {
+        Ok(r) => attest_runs::tools::scan_answer(r).into_value(),
+        Err(attest_runs::LedgerError::Refused(msg)) => Answer::refuse(msg),
+        Err(e) => return Err(e.into()),
+    };
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
+    } else {
+        print::answer(&mut out, &answer)?;
+    }
     Ok(code(&answer))
 }
 
@@ -318,7 +363,20 @@ async fn claims(
         Some(p) => p,
         None => return usage("pass a draft or directory, or set RESEARCH_ROOT"),
     };
-    let path = std::path::absolute(&path).unwrap_or(path);
+    // A relative path is read from the current directory when it exists there, else
+    // from the research root (as the MCP tools read it).
+    let path = if path.is_relative() && !path.exists() && config.root.is_some() {
+        path
+    } else {
+        std::path::absolute(&path).unwrap_or(path)
+    };
+    // With no research root configured, the draft's own directory stands in for it.
+    let mut config = config.clone();
+    if config.root.is_none() {
+        config.root =
+            Some(if path.is_dir() { path.clone() } else { path.parent().map(PathBuf::from).unwrap_or_default() });
+    }
+    let config = &config;
     if coverage {
         let a = call(config, "runs.claims_coverage", json!({ "path": path }), json).await?;
         return Ok(code(&a));

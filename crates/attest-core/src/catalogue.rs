@@ -157,7 +157,8 @@ impl Tool {
                 };
                 let answer = f(input).await?;
                 let mut answer = answer.into_value();
-                if answer.tool_used.is_none() {
+                // A question back names no tool: nothing was run.
+                if answer.tool_used.is_none() && answer.options.is_empty() {
                     answer.tool_used = Some(name.to_string());
                 }
                 Ok(answer)

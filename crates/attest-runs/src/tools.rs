@@ -61,6 +61,9 @@ pub async fn catalogue(config: &Config) -> Result<Catalogue, attest_store::Store
 fn fault(e: LedgerError) -> Result<Answer<Value>, Fault> {
     match e {
         LedgerError::Refused(msg) => Ok(Answer::refuse(msg)),
+        // A file the user named or keeps (a directions file, a draft) that cannot be
+        // read is theirs to fix, not an internal fault.
+        io @ LedgerError::Io { .. } => Ok(Answer::refuse(format!("{io}; check the file's permissions and encoding"))),
         other => Err(Fault::new("ledger", other)),
     }
 }
