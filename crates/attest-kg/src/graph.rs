@@ -513,7 +513,7 @@ const PREFIX_MIN_CHARS: usize = 3;
 const FUZZY_ACCEPT: f64 = 0.8;
 const FUZZY_MARGIN: f64 = 0.1;
 const FUZZY_CANDIDATE: f64 = 0.6;
-const SUGGEST_FLOOR: f64 = 0.3;
+const SUGGEST_FLOOR: f64 = 0.4;
 const MAX_CANDIDATES: usize = 8;
 const MAX_SUGGESTIONS: usize = 5;
 
