@@ -1,0 +1,34 @@
+//! Citations for attest: find out whether a citation key, a DOI or an arXiv id names a
+//! work the researcher actually has a record of, and show that record.
+//!
+//! Records come from three kinds of source, consulted in a fixed order:
+//!
+//! 1. a Zotero library (`zotero.sqlite`), opened read-only and immutable, when a path is
+//!    configured or `~/Zotero/zotero.sqlite` exists ([`zotero`]);
+//! 2. BibTeX files, through the `biblatex` parser, entry by entry so that one broken
+//!    entry costs only itself ([`bibtex`]);
+//! 3. CrossRef, for DOIs only, and only when the crate is built with the `web` feature
+//!    *and* the resolver was built with `web: true` ([`ResolverConfig`]).
+//!
+//! The [`Resolver`] loads the local sources once, when it is built; lookups and searches
+//! are then answered from memory. [`check::uncited`] is the claim lint (a `cite=` key no
+//! source knows) and [`tools`] holds the `cite.*` catalogue entries. Nothing here depends
+//! on the run ledger: the caller reads the claims and passes their keys in.
+//!
+//! The behaviour in detail, and where it differs from the original tool, is in
+//! `specs/cite.md`.
+
+#![warn(missing_docs)]
+
+pub mod bibtex;
+pub mod check;
+mod reference;
+mod resolver;
+pub mod tools;
+#[cfg(feature = "web")]
+pub mod web;
+pub mod zotero;
+
+pub use check::{Uncited, uncited};
+pub use reference::{Reference, Source};
+pub use resolver::{Resolver, ResolverConfig, SourceInfo};
