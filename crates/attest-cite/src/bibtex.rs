@@ -6,7 +6,7 @@
 //! `.bib` files are messy, so this module first splits the text into its top-level
 //! `@…{…}` blocks itself (a single linear pass over the bytes), hands each block to the
 //! parser on its own, and resolves the good ones together. Every block that cannot be
-//! read is reported as a [`Skipped`] with its line and the reason; nothing is dropped
+//! read is reported as a [`Problem`] with its line and the reason; nothing is dropped
 //! silently, and nothing can make the reader loop or recurse without bound.
 
 use std::collections::{HashMap, HashSet};
@@ -18,15 +18,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::reference::{Reference, Source, find_arxiv_id, find_year, normalize_doi};
 
-/// A block of a `.bib` file that yielded no record, and why.
+/// Something wrong with one block of a `.bib` file: usually an entry that yielded no
+/// record, sometimes one kept with a defect (`kept`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Skipped {
-    /// The line (from 1) the block starts on.
+pub struct Problem {
+    /// The line (from 1) the block starts on; 0 for a problem of no one block.
     pub line: usize,
     /// The entry's key, when it got that far.
     pub key: Option<String>,
-    /// Why it was skipped, in a few words.
+    /// What is wrong, in a few words.
     pub reason: String,
+    /// Whether the entry was still read (true) or skipped (false).
+    pub kept: bool,
 }
 
 /// What one `.bib` file yielded.
@@ -34,8 +37,15 @@ pub struct Skipped {
 pub struct BibFile {
     /// The records, in file order.
     pub references: Vec<Reference>,
-    /// The blocks that yielded nothing, in file order.
-    pub skipped: Vec<Skipped>,
+    /// What was wrong, in file order: skipped entries and defects of kept ones.
+    pub problems: Vec<Problem>,
+}
+
+impl BibFile {
+    /// How many blocks yielded no record.
+    pub fn skipped(&self) -> usize {
+        self.problems.iter().filter(|p| !p.kept).count()
+    }
 }
 
 /// Read a `.bib` file from disk. Bytes that are not UTF-8 are replaced rather than
@@ -174,45 +184,53 @@ pub fn parse(text: &str, origin: &str) -> BibFile {
     let mut file = BibFile::default();
     let blocks = blocks(text);
 
+    // `biblatex` reads only `@type{…}`; BibTeX also allows `@type(…)`. Rewrite the
+    // delimiters of those (an owned copy, kept alive here while entries borrow it).
+    let rewritten: Vec<Option<String>> = blocks.iter().map(paren_to_brace).collect();
+
     // 1. @string macros, each parsed on its own.
     let mut macros: Vec<Pair<'_>> = Vec::new();
-    for b in blocks.iter().filter(|b| b.kind.eq_ignore_ascii_case("string")) {
+    for (b, own) in blocks.iter().zip(&rewritten).filter(|(b, _)| b.kind.eq_ignore_ascii_case("string")) {
         if !b.closed {
-            file.skipped.push(Skipped { line: b.line, key: None, reason: "@string never closes".into() });
+            file.problems.push(Problem { kept: false, line: b.line, key: None, reason: "@string never closes".into() });
             continue;
         }
-        match RawBibliography::parse(b.text) {
+        match RawBibliography::parse(own.as_deref().unwrap_or(b.text)) {
             Ok(raw) => macros.extend(raw.abbreviations),
-            Err(e) => file.skipped.push(Skipped {
+            Err(e) => file.problems.push(Problem {
+                kept: false,
                 line: line_of(b, e.span.start),
                 key: None,
                 reason: format!("@string: {}", reason(&e)),
             }),
         }
     }
-    drop_cyclic_macros(&mut macros, &mut file.skipped);
+    drop_cyclic_macros(&mut macros, &mut file.problems);
 
     // 2. Entries, each parsed on its own; keys deduplicated (the first one wins, as in
     //    BibTeX itself).
     let mut entries: Vec<(usize, Spanned<RawEntry<'_>>)> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
-    for b in &blocks {
+    for (b, own) in blocks.iter().zip(&rewritten) {
+        let src: &str = own.as_deref().unwrap_or(b.text);
         let kind = b.kind.to_ascii_lowercase();
         if matches!(kind.as_str(), "string" | "comment" | "preamble") {
             continue;
         }
         if !b.closed {
-            file.skipped.push(Skipped {
+            file.problems.push(Problem {
+                kept: false,
                 line: b.line,
                 key: guess_key(b.text),
                 reason: "truncated: the entry never closes before the next entry or the end of the file".into(),
             });
             continue;
         }
-        let raw = match RawBibliography::parse(b.text) {
+        let raw = match RawBibliography::parse(src) {
             Ok(raw) => raw,
             Err(e) => {
-                file.skipped.push(Skipped {
+                file.problems.push(Problem {
+                    kept: false,
                     line: line_of(b, e.span.start),
                     key: guess_key(b.text),
                     reason: reason(&e),
@@ -224,7 +242,8 @@ pub fn parse(text: &str, origin: &str) -> BibFile {
             let key = entry.v.key.v.to_string();
             let lower = key.to_lowercase();
             if let Some(first) = seen.get(&lower) {
-                file.skipped.push(Skipped {
+                file.problems.push(Problem {
+                    kept: false,
                     line: b.line,
                     key: Some(key),
                     reason: format!("duplicate key (first defined on line {first}); the first one is kept"),
@@ -239,9 +258,9 @@ pub fn parse(text: &str, origin: &str) -> BibFile {
     // 3. Resolve macros and cross-references: all together when that works, halving the
     //    batch around whatever fails otherwise.
     let mut resolved: Vec<(usize, biblatex::Entry)> = Vec::new();
-    resolve(entries, &macros, &mut resolved, &mut file.skipped);
+    resolve(entries, &macros, &mut resolved, &mut file.problems);
     resolved.sort_by_key(|(line, _)| *line);
-    file.skipped.sort_by_key(|s| s.line);
+    file.problems.sort_by_key(|s| s.line);
     file.references = resolved.into_iter().map(|(_, e)| to_reference(&e, origin)).collect();
     file
 }
@@ -250,7 +269,7 @@ fn resolve<'a>(
     entries: Vec<(usize, Spanned<RawEntry<'a>>)>,
     macros: &[Pair<'a>],
     out: &mut Vec<(usize, biblatex::Entry)>,
-    skipped: &mut Vec<Skipped>,
+    skipped: &mut Vec<Problem>,
 ) {
     if entries.is_empty() {
         return;
@@ -270,7 +289,28 @@ fn resolve<'a>(
         }
         Err(err) if entries.len() == 1 => {
             let (line, e) = &entries[0];
-            skipped.push(Skipped { line: *line, key: Some(e.v.key.v.to_string()), reason: reason(&err) });
+            // BibTeX itself reads an undefined macro as empty and goes on; so do we,
+            // saying so, rather than losing the whole entry over one field.
+            if let biblatex::ParseErrorKind::UnknownAbbreviation(name) = &err.kind {
+                if let Some(name) = macro_use(&e.v, name) {
+                    if macros.len() < 100_000 && !macros.iter().any(|m| m.key.v == name) {
+                        let mut more = macros.to_vec();
+                        more.push(Pair::new(Spanned::detached(name), Spanned::detached(Vec::new())));
+                        let before = out.len();
+                        resolve(entries.clone(), &more, out, skipped);
+                        if out.len() > before {
+                            skipped.push(Problem {
+                                kept: true,
+                                line: *line,
+                                key: Some(e.v.key.v.to_string()),
+                                reason: format!("@string macro '{name}' is not defined; read as empty"),
+                            });
+                        }
+                        return;
+                    }
+                }
+            }
+            skipped.push(Problem { kept: false, line: *line, key: Some(e.v.key.v.to_string()), reason: reason(&err) });
         }
         Err(_) => {
             let mut left = entries;
@@ -281,9 +321,30 @@ fn resolve<'a>(
     }
 }
 
+/// The entry's own spelling of macro `name`, borrowed from the file's text.
+fn macro_use<'a>(e: &RawEntry<'a>, name: &str) -> Option<&'a str> {
+    e.fields.iter().flat_map(|p| p.value.v.iter()).find_map(|c| match c.v {
+        RawChunk::Abbreviation(a) if a == name => Some(a),
+        _ => None,
+    })
+}
+
+/// A closed `@type(…)` block rewritten as `@type{…}`; `None` for every other block.
+fn paren_to_brace(b: &Block<'_>) -> Option<String> {
+    if !b.closed {
+        return None;
+    }
+    let open = b.text.find(['{', '('])?;
+    if b.text.as_bytes()[open] != b'(' || !b.text.ends_with(')') {
+        return None;
+    }
+    let inner = &b.text[open + 1..b.text.len() - 1];
+    Some(format!("{}{{{}}}", &b.text[..open], inner))
+}
+
 /// Remove `@string` macros that refer to themselves through a chain (`a = b`, `b = a`),
 /// which would make macro expansion recurse forever.
-fn drop_cyclic_macros(macros: &mut Vec<Pair<'_>>, skipped: &mut Vec<Skipped>) {
+fn drop_cyclic_macros(macros: &mut Vec<Pair<'_>>, skipped: &mut Vec<Problem>) {
     let map: HashMap<&str, &Field<'_>> = macros.iter().map(|p| (p.key.v, &p.value.v)).collect();
     let refs = |f: &Field<'_>| -> Vec<String> {
         f.iter()
@@ -318,7 +379,8 @@ fn drop_cyclic_macros(macros: &mut Vec<Pair<'_>>, skipped: &mut Vec<Skipped>) {
     macros.retain(|p| {
         let bad = bad.contains(p.key.v);
         if bad {
-            skipped.push(Skipped {
+            skipped.push(Problem {
+                kept: false,
                 line: 0,
                 key: Some(p.key.v.to_string()),
                 reason: "@string macro refers to itself through a chain of macros".into(),

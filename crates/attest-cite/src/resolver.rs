@@ -203,12 +203,15 @@ impl Resolver {
             {
                 Ok(Ok(file)) => {
                     let problems = file
-                        .skipped
+                        .problems
                         .iter()
-                        .map(|s| match (&s.key, s.line) {
-                            (Some(k), 0) => format!("'{k}': {}", s.reason),
-                            (Some(k), l) => format!("line {l} ('{k}'): {}", s.reason),
-                            (None, l) => format!("line {l}: {}", s.reason),
+                        .map(|s| {
+                            let what = if s.kept { "kept, but" } else { "skipped:" };
+                            match (&s.key, s.line) {
+                                (Some(k), 0) => format!("'{k}' {what} {}", s.reason),
+                                (Some(k), l) => format!("line {l} '{k}' {what} {}", s.reason),
+                                (None, l) => format!("line {l} {what} {}", s.reason),
+                            }
                         })
                         .collect();
                     (file.references, problems)
