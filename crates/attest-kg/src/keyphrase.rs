@@ -1,1 +1,347 @@
-//! (in progress)
+//! Tags without a model: arXiv categories mapped to concepts (a data table), and a
+//! deterministic keyphrase extractor over a title and abstract.
+//!
+//! Candidates are runs of 1–3 content words between stopwords and punctuation,
+//! lower-cased and hyphen-joined. Each is scored RAKE-style (the sum over its words of
+//! degree / frequency within the text), doubled when it occurs in the title and
+//! doubled again when it maps onto a concept already in the vocabulary (through
+//! [`Canon`] and fold keys), so an archive converges on its own words.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::canon::{Canon, fold_key};
+
+/// arXiv categories and the concepts they stand for.
+pub const ARXIV: &[(&str, &[&str])] = &[
+    ("cs.AI", &["artificial-intelligence"]),
+    ("cs.CL", &["computation-and-language", "natural-language-processing"]),
+    ("cs.CV", &["computer-vision"]),
+    ("cs.LG", &["machine-learning"]),
+    ("cs.IR", &["information-retrieval"]),
+    ("cs.RO", &["robotics"]),
+    ("cs.NE", &["neural-and-evolutionary-computing"]),
+    ("cs.CR", &["security-and-cryptography"]),
+    ("cs.DC", &["distributed-computing"]),
+    ("cs.HC", &["human-computer-interaction"]),
+    ("cs.MA", &["multi-agent-systems"]),
+    ("cs.SD", &["sound"]),
+    ("cs.SE", &["software-engineering"]),
+    ("eess.AS", &["audio-and-speech-processing"]),
+    ("eess.IV", &["image-and-video-processing"]),
+    ("stat.ML", &["machine-learning", "statistics"]),
+    ("q-bio.BM", &["biomolecules"]),
+    ("q-bio.NC", &["neuroscience"]),
+    ("q-bio.QM", &["quantitative-methods"]),
+    ("q-bio.GN", &["genomics"]),
+    ("physics.chem-ph", &["chemical-physics"]),
+    ("cond-mat.mtrl-sci", &["materials-science"]),
+    ("math.OC", &["optimization"]),
+    ("quant-ph", &["quantum-computing"]),
+];
+
+/// The concepts for a list of arXiv categories (primary and cross-lists), in order,
+/// without repeats. Unknown categories give nothing.
+pub fn arxiv_tags<S: AsRef<str>>(categories: &[S]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in categories {
+        if let Some((_, tags)) = ARXIV.iter().find(|(k, _)| k.eq_ignore_ascii_case(c.as_ref().trim())) {
+            for t in *tags {
+                if !out.iter().any(|o| o == t) {
+                    out.push(t.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "across",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "although",
+    "am",
+    "among",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "during",
+    "each",
+    "either",
+    "et",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "here",
+    "how",
+    "however",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "less",
+    "many",
+    "may",
+    "more",
+    "most",
+    "much",
+    "must",
+    "new",
+    "no",
+    "nor",
+    "not",
+    "novel",
+    "of",
+    "on",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "paper",
+    "per",
+    "propose",
+    "proposed",
+    "proposes",
+    "present",
+    "presents",
+    "same",
+    "several",
+    "should",
+    "show",
+    "shows",
+    "significantly",
+    "so",
+    "some",
+    "state",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "thus",
+    "to",
+    "towards",
+    "two",
+    "under",
+    "up",
+    "upon",
+    "use",
+    "used",
+    "uses",
+    "using",
+    "via",
+    "very",
+    "was",
+    "we",
+    "well",
+    "were",
+    "what",
+    "when",
+    "where",
+    "whether",
+    "which",
+    "while",
+    "who",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "within",
+    "without",
+    "work",
+    "would",
+    "yet",
+    "you",
+    "approach",
+    "method",
+    "methods",
+    "results",
+    "based",
+    "existing",
+    "first",
+    "introduce",
+    "demonstrate",
+    "achieve",
+    "achieves",
+    "across",
+    "art",
+    "study",
+    "task",
+    "tasks",
+];
+
+/// Candidate phrases of a text: runs of 1–3 content words, lower-cased, hyphen-joined,
+/// in order of appearance (with repeats).
+pub fn candidates(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    let flush = |run: &mut Vec<String>, out: &mut Vec<String>| {
+        for n in 1..=3.min(run.len()) {
+            for w in run.windows(n) {
+                out.push(w.join("-"));
+            }
+        }
+        run.clear();
+    };
+    for token in text.split_inclusive(|c: char| !(c.is_alphanumeric() || c == '-')) {
+        let brk = token.ends_with(|c: char| matches!(c, '.' | ',' | ';' | ':' | '(' | ')' | '?' | '!' | '"'));
+        let word: String = token
+            .trim_matches(|c: char| !(c.is_alphanumeric() || c == '-'))
+            .to_lowercase()
+            .trim_matches('-')
+            .to_string();
+        let content =
+            word.chars().count() >= 3 && word.chars().any(char::is_alphabetic) && !STOPWORDS.contains(&word.as_str());
+        if !word.is_empty() {
+            if content {
+                run.push(word);
+            } else {
+                flush(&mut run, &mut out);
+            }
+        }
+        if brk || run.len() > 6 {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Up to `max` tags for an item from its title and abstract, best first, mapped onto
+/// `vocabulary` (canonical concept names already in use) where a phrase canonicalises
+/// or folds onto one. Deterministic: ties break by name.
+pub fn extract(title: &str, abstract_: &str, vocabulary: &BTreeSet<String>, canon: &Canon, max: usize) -> Vec<String> {
+    let in_title: BTreeSet<String> = candidates(title).into_iter().collect();
+    let all: Vec<String> = candidates(&format!("{title}. {abstract_}"));
+    // RAKE word scores over single-word candidates' co-occurrence inside phrases.
+    let mut freq: HashMap<&str, f64> = HashMap::new();
+    let mut degree: HashMap<&str, f64> = HashMap::new();
+    for p in &all {
+        let words: Vec<&str> = p.split('-').collect();
+        for w in &words {
+            *freq.entry(w).or_default() += 1.0;
+            *degree.entry(w).or_default() += words.len() as f64;
+        }
+    }
+    let folded: HashMap<String, &String> = vocabulary.iter().map(|v| (fold_key(v), v)).collect();
+    let mut best: BTreeMap<String, f64> = BTreeMap::new();
+    for p in &all {
+        let mut score: f64 = p.split('-').map(|w| degree[w] / freq[w]).sum();
+        if in_title.contains(p) {
+            score *= 2.0;
+        }
+        let c = canon.canonical(p);
+        let tag = if vocabulary.contains(&c) {
+            score *= 2.0;
+            c
+        } else if let Some(v) = folded.get(&fold_key(&c)) {
+            score *= 2.0;
+            (*v).clone()
+        } else {
+            c
+        };
+        let e = best.entry(tag).or_insert(0.0);
+        *e = e.max(score);
+    }
+    let mut ranked: Vec<(String, f64)> = best.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut out: Vec<String> = Vec::new();
+    for (t, _) in ranked {
+        // A word already inside a chosen phrase adds nothing.
+        if out.iter().any(|o| o.split('-').any(|w| w == t) || t.split('-').all(|w| o.contains(w))) {
+            continue;
+        }
+        out.push(t);
+        if out.len() == max {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arxiv_categories_map_to_concepts() {
+        assert_eq!(
+            arxiv_tags(&["cs.LG", "stat.ML", "cs.CL"]),
+            ["machine-learning", "statistics", "computation-and-language", "natural-language-processing"]
+        );
+        assert_eq!(arxiv_tags(&["q-bio.BM", "xx.YY"]), ["biomolecules"]);
+    }
+
+    #[test]
+    fn candidates_are_stopword_delimited_runs() {
+        let c = candidates("Quantization of large language models, revisited.");
+        assert!(c.contains(&"quantization".to_string()));
+        assert!(c.contains(&"large-language-models".to_string()));
+        assert!(!c.iter().any(|p| p.contains("of")));
+        assert!(!c.iter().any(|p| p.contains("models-revisited") && p.contains("language-models-revisited-")));
+    }
+
+    #[test]
+    fn extraction_prefers_the_vocabulary_and_is_deterministic() {
+        let vocab: BTreeSet<String> =
+            ["large-language-models", "quantization", "knowledge-distillation"].iter().map(|s| s.to_string()).collect();
+        let title = "Post-training quantization for LLMs";
+        let abs = "We study post-training quantization of large language models. Quantization reduces memory; \
+                   knowledge distillation recovers accuracy after quantization.";
+        let tags = extract(title, abs, &vocab, Canon::builtin(), 4);
+        assert!(
+            tags.contains(&"quantization".to_string()) || tags.iter().any(|t| t.contains("quantization")),
+            "{tags:?}"
+        );
+        assert!(tags.contains(&"large-language-models".to_string()), "{tags:?}");
+        assert!(tags.len() <= 4);
+        assert_eq!(tags, extract(title, abs, &vocab, Canon::builtin(), 4));
+    }
+}
