@@ -241,3 +241,18 @@ fn answers_are_the_same_every_time() {
         assert_eq!(a.health(), g.health());
     }
 }
+
+#[test]
+fn report_text_and_picture() {
+    let g = graph();
+    let t = attest_kg::report::text(&g, 3);
+    assert!(t.contains("concepts              17"), "{t}");
+    assert!(t.contains("alias merges          11"), "{t}");
+    assert!(t.contains("[large-language-models]"), "{t}");
+    let svg = attest_kg::report::svg(&g);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<circle").count(), 15, "the largest component only");
+    assert!(svg.contains(">large-language-models</text>"));
+    assert!(!svg.contains("sea-ice"));
+    assert_eq!(svg, attest_kg::report::svg(&graph()), "the same picture every time");
+}
