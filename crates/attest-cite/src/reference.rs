@@ -67,15 +67,15 @@ impl Reference {
         if self.key.eq_ignore_ascii_case(needle) {
             return true;
         }
-        if let (Some(doi), Some(n)) = (&self.doi, normalize_doi(needle)) {
-            if doi.eq_ignore_ascii_case(&n) {
-                return true;
-            }
+        if let (Some(doi), Some(n)) = (&self.doi, normalize_doi(needle))
+            && doi.eq_ignore_ascii_case(&n)
+        {
+            return true;
         }
-        if let (Some(id), Some(n)) = (&self.arxiv_id, arxiv_of_key(needle)) {
-            if id.eq_ignore_ascii_case(&n) {
-                return true;
-            }
+        if let (Some(id), Some(n)) = (&self.arxiv_id, arxiv_of_key(needle))
+            && id.eq_ignore_ascii_case(&n)
+        {
+            return true;
         }
         false
     }

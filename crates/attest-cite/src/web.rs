@@ -66,12 +66,11 @@ impl Crossref {
     pub fn lookup(&self, key: &str) -> Option<Reference> {
         let doi = normalize_doi(key)?;
         let cache = self.cache_file(&doi);
-        if let Some(path) = &cache {
-            if let Ok(text) = std::fs::read_to_string(path) {
-                if let Ok(r) = serde_json::from_str::<Reference>(&text) {
-                    return Some(r);
-                }
-            }
+        if let Some(path) = &cache
+            && let Ok(text) = std::fs::read_to_string(path)
+            && let Ok(r) = serde_json::from_str::<Reference>(&text)
+        {
+            return Some(r);
         }
         let url = format!("{}/works/{}", self.base, encode_path(&doi));
         let mut resp = match self.agent.get(&url).call() {

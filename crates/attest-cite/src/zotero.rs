@@ -155,7 +155,7 @@ async fn read_items(conn: &mut SqliteConnection, origin: &str) -> Result<Library
                 .or_else(|| {
                     ["publicationTitle", "repository", "extra"]
                         .into_iter()
-                        .filter_map(|n| get(n))
+                        .filter_map(&get)
                         .find(|v| v.to_lowercase().contains("arxiv"))
                         .and_then(find_arxiv_id)
                 });
