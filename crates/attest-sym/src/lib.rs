@@ -38,7 +38,9 @@ pub mod poly;
 pub mod router;
 pub mod saturate;
 pub mod solve;
+pub mod tools;
 pub mod verify;
+pub mod worker;
 
 pub use derivation::{DerivationResult, DerivationStep, derivation};
 pub use error::{Result, SymError};

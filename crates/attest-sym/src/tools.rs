@@ -1,0 +1,751 @@
+//! The symbolic surface's tools as catalogue entries, independent of how a request is
+//! computed.
+//!
+//! Each tool turns its typed arguments into a [`worker::Request`] and hands it to an
+//! [`Executor`]: the surface binary's executor sends it to a sandboxed worker process;
+//! [`Inline`] computes it in this process (tests, the CLI). The worker's response
+//! carries the answer line and caveats (worded in [`worker`]); this module wraps them
+//! in an [`Answer`] whose `data` is the typed result.
+//!
+//! Every routine failure is `ok: false` with an actionable line: bad arguments, a parse
+//! error (with the caret), a limit, an unsupported operation, and a failure of the
+//! sandbox (timeout, memory, crash) with the sandbox's own message. Nothing here
+//! returns a [`Fault`], so no input can make the server report an MCP error.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use attest_core::{Answer, Catalogue, Fault, Hints, Tool, ToolSpec};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::derivation::DerivationResult;
+use crate::integrate::Integral;
+use crate::ops::{Derivative, Evaluated, Simplified, UnitsResult};
+use crate::solve::Solution;
+use crate::verify::{CheckReport, Verification};
+use crate::worker::{self, Request};
+
+/// What an [`Executor`] returns: the worker's JSON response, or a message for the user
+/// saying why no response came (a timeout, the memory cap, a crash).
+pub type Pending = Pin<Box<dyn Future<Output = Result<Value, String>> + Send>>;
+
+/// Runs worker requests somewhere: in a sandboxed process, or in this one.
+pub trait Executor: Send + Sync {
+    /// Compute one request (the JSON of a [`worker::Request`]) and return the response
+    /// of [`worker::handle`], or a user-facing message when none came back.
+    fn run(&self, request: Value) -> Pending;
+}
+
+/// Computes in this process by calling [`worker::handle`] directly. For tests and the
+/// CLI: the library's own limits still hold, but there is no wall-clock timeout and no
+/// memory cap, so servers use a sandboxed executor instead.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Inline;
+
+impl Executor for Inline {
+    fn run(&self, request: Value) -> Pending {
+        let out = std::panic::catch_unwind(|| worker::handle(request)).map_err(|_| {
+            "the computation failed with an internal error (a bug, not your input's fault); please report this with the input"
+                .to_string()
+        });
+        Box::pin(std::future::ready(out))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The typed detail. The worker sends its result as JSON; `Data<T>` carries that JSON
+// and declares `T`'s schema, so each tool's outputSchema names the real fields.
+
+/// A worker result in JSON, with the JSON Schema of the library type `T` it serialises.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Data<T> {
+    value: Value,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> Data<T> {
+    fn new(value: Value) -> Self {
+        Data { value, _type: PhantomData }
+    }
+
+    /// The JSON.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl<T> Serialize for Data<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Data<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+}
+
+/// What `sym.evaluate` returns: a number, or a quantity with units.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum Evaluation {
+    /// An expression's value.
+    Number(Evaluated),
+    /// A unit conversion.
+    Units(UnitsResult),
+}
+
+// ---------------------------------------------------------------------------------------
+// Arguments. Their doc comments become the parameter descriptions agents read.
+
+/// A number or a constant expression (`2`, `"pi/4"`, `"1/3"`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A JSON number.
+    Number(serde_json::Number),
+    /// Text, e.g. `pi/4`.
+    Text(String),
+}
+
+impl Scalar {
+    fn text(&self) -> String {
+        match self {
+            Scalar::Number(n) => n.to_string(),
+            Scalar::Text(t) => t.trim().to_string(),
+        }
+    }
+}
+
+impl JsonSchema for Scalar {
+    fn schema_name() -> Cow<'static, str> {
+        "Scalar".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": ["number", "string"], "description": "a number, or a constant expression such as \"pi/4\"" })
+    }
+}
+
+/// A derivation: one string with one step per line, or a list of steps.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Lines {
+    /// Steps separated by newlines.
+    Text(String),
+    /// One step per item.
+    List(Vec<String>),
+}
+
+impl JsonSchema for Lines {
+    fn schema_name() -> Cow<'static, str> {
+        "Lines".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "anyOf": [{ "type": "string" }, { "type": "array", "items": { "type": "string" } }] })
+    }
+}
+
+/// Arguments of `sym.simplify`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SimplifyArgs {
+    /// The expression, e.g. `(x^2-1)/(x-1)` or `\frac{x^2-1}{x-1}`.
+    pub expr: String,
+}
+
+/// Arguments of `sym.solve`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SolveArgs {
+    /// The equation, e.g. `x^2 - 5x + 6 = 0` (an expression alone is taken as `= 0`).
+    pub expr: String,
+    /// The unknown (default: the only variable).
+    #[serde(default)]
+    pub var: Option<String>,
+}
+
+/// Arguments of `sym.differentiate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DifferentiateArgs {
+    /// The expression, e.g. `x^2 sin(x)`.
+    pub expr: String,
+    /// The variable (default: the only variable).
+    #[serde(default)]
+    pub var: Option<String>,
+    /// The order, 1 to 20 (default 1).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 20))]
+    pub order: Option<u32>,
+}
+
+/// Arguments of `sym.integrate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IntegrateArgs {
+    /// The integrand, e.g. `x e^x` or `1/(x^2+1)`.
+    pub expr: String,
+    /// The variable of integration (default: the only variable).
+    #[serde(default)]
+    pub var: Option<String>,
+    /// `[lower, upper]` for a definite integral, numbers or constant expressions
+    /// (`[0, "pi"]`); omit for an antiderivative.
+    #[serde(default)]
+    pub bounds: Option<[Scalar; 2]>,
+}
+
+/// Which operation `sym.derivation` shows the steps of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    /// The derivative.
+    Differentiate,
+    /// The antiderivative.
+    Integrate,
+    /// The simplification.
+    Simplify,
+}
+
+impl Operation {
+    fn as_str(self) -> &'static str {
+        match self {
+            Operation::Differentiate => "differentiate",
+            Operation::Integrate => "integrate",
+            Operation::Simplify => "simplify",
+        }
+    }
+}
+
+/// Arguments of `sym.derivation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DerivationArgs {
+    /// The expression.
+    pub expr: String,
+    /// What to show the steps of: `differentiate`, `integrate` or `simplify`.
+    pub operation: Operation,
+    /// The variable (default: the only variable).
+    #[serde(default)]
+    pub var: Option<String>,
+}
+
+/// Arguments of `sym.verify`: `lhs` and `rhs`, or one `equation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct VerifyArgs {
+    /// The left side, e.g. `(a+b)^2`.
+    #[serde(default)]
+    pub lhs: Option<String>,
+    /// The right side, e.g. `a^2 + 2ab + b^2`.
+    #[serde(default)]
+    pub rhs: Option<String>,
+    /// Instead of lhs and rhs: the whole claim, e.g. `sin(2t) = 2 sin(t) cos(t)`.
+    #[serde(default, alias = "expr")]
+    pub equation: Option<String>,
+}
+
+/// Arguments of `sym.evaluate`: `expr` (with `subs`), or `units`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EvaluateArgs {
+    /// The expression, e.g. `sin(x)^2 + y` or `e^(i)` (every variable needs a value in subs).
+    #[serde(default)]
+    pub expr: Option<String>,
+    /// A value for each variable, e.g. `{"x": "pi/4", "y": 2}`.
+    #[serde(default)]
+    pub subs: BTreeMap<String, Scalar>,
+    /// Instead of expr: a quantity with units to convert, e.g. `3.2 eV in joules` or
+    /// `60 mph to km/h`.
+    #[serde(default)]
+    pub units: Option<String>,
+}
+
+/// Arguments of `sym.check`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckArgs {
+    /// The derivation, one step per line (a line may start with `=`, or be an equation
+    /// `a = b`), e.g. "(x+1)^2\n= x^2 + 2x + 1"; or a list of steps.
+    pub lines: Lines,
+}
+
+/// Arguments of `sym.ask`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AskArgs {
+    /// The question, in your own words: "is (a+b)^2 equal to a^2+2ab+b^2?", "simplify
+    /// (x^2-1)/(x-1)", "integrate x e^x from 0 to 1", "3.2 eV in joules".
+    #[serde(default)]
+    pub question: String,
+    /// The expression, when it is not in the question (an equation for verify/solve).
+    #[serde(default)]
+    pub expr: String,
+    /// Run this tool of the symbolic surface directly instead of routing the question
+    /// (e.g. `sym.verify`); pass its arguments in `args`.
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Arguments for `tool`.
+    #[serde(default)]
+    pub args: Option<Map<String, Value>>,
+}
+
+// ---------------------------------------------------------------------------------------
+// The tools.
+
+macro_rules! syntax {
+    () => {
+        "\n\nInput: `^` or `**` for powers, implicit multiplication (`2x`, `2 a b`, `x(x+1)`), sin cos tan exp log/ln sqrt abs, inverse trig and hyperbolic functions, pi and e; LaTeX works too (`\\frac{a}{b}`, `\\sqrt[n]{x}`, `x^{2}`, `\\sin^2 x`, `\\cdot`, `\\left( \\right)`). A parse error points at the position with a caret."
+    };
+}
+
+fn spec(name: &'static str, title: &'static str, description: &'static str) -> ToolSpec {
+    ToolSpec { name, title, description, hints: Hints::READ }
+}
+
+/// The symbolic catalogue over an executor: `sym.ask` and the eight operations. (The
+/// server adds `sym.tools`.)
+pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
+    let mut c = Catalogue::new();
+    macro_rules! tool {
+        ($spec:expr, $f:ident, $args:ty) => {{
+            let exec = Arc::clone(&exec);
+            c.push(Tool::new($spec, move |a: $args| {
+                let exec = Arc::clone(&exec);
+                async move { Ok::<_, Fault>($f(&*exec, a).await) }
+            }));
+        }};
+    }
+    tool!(
+        spec(
+            "sym.ask",
+            "Ask for exact algebra or calculus",
+            concat!(
+                "Ask for exact algebra or calculus in plain words: is this identity true, simplify, solve, differentiate, integrate, evaluate or convert units, check my derivation.\n\nRoutes the question to one sym tool by fixed rules (an unclear question is asked back with options; a question for another surface names it). Put the expression in the question or in expr. To run a specific tool directly, pass tool=<name> and args={...}. Verdicts: proved, proved where defined (with the excluded points), refuted (with a counterexample), unknown (never a \"false\"). Relay the caveat whole.",
+                syntax!()
+            ),
+        ),
+        ask,
+        AskArgs
+    );
+    tool!(
+        spec(
+            "sym.verify",
+            "Is this identity true?",
+            concat!(
+                "Decide whether two expressions are equal for all real values: proved, proved where defined, refuted with a counterexample, or unknown.\n\nPass lhs and rhs, or one equation `lhs = rhs`. A refutation gives a point where both sides are defined and differ, confirmed exactly; `unknown` means no proof and no counterexample, not false. Relay the caveat (domain conditions) whole.",
+                syntax!()
+            ),
+        ),
+        verify,
+        VerifyArgs
+    );
+    tool!(
+        spec(
+            "sym.check",
+            "Check a derivation step by step",
+            concat!(
+                "Check a multi-step derivation, one step per line: each consecutive pair of lines is verified, and the first wrong step is shown with a counterexample.\n\nA line may start with `=`, or be an equation whose sides are both steps. At most 50 steps.",
+                syntax!()
+            ),
+        ),
+        check,
+        CheckArgs
+    );
+    tool!(
+        spec(
+            "sym.simplify",
+            "Simplify an expression",
+            concat!(
+                "Simplify an expression exactly: expand, collect and cancel, with the points where the input is undefined.\n\nThe result equals the input wherever the input is defined; there is no factoring into irreducibles.",
+                syntax!()
+            ),
+        ),
+        simplify,
+        SimplifyArgs
+    );
+    tool!(
+        spec(
+            "sym.solve",
+            "Solve an equation",
+            concat!(
+                "Solve an equation for one variable: exact roots up to degree 4 and rational roots of any degree, numeric roots otherwise, each substituted back and checked.\n\nAn expression alone is solved `= 0`. Real roots only; complex roots and excluded points are noted in the caveat.",
+                syntax!()
+            ),
+        ),
+        solve,
+        SolveArgs
+    );
+    tool!(
+        spec(
+            "sym.differentiate",
+            "Differentiate",
+            concat!(
+                "Differentiate an expression with respect to a variable, to any order up to 20, with the result simplified.",
+                syntax!()
+            ),
+        ),
+        differentiate,
+        DifferentiateArgs
+    );
+    tool!(
+        spec(
+            "sym.integrate",
+            "Integrate",
+            concat!(
+                "Integrate an expression: an antiderivative, or a definite integral with bounds=[a, b].\n\nEvery antiderivative is differentiated back and checked exactly; what cannot be integrated is said so, never guessed.",
+                syntax!()
+            ),
+        ),
+        integrate,
+        IntegrateArgs
+    );
+    tool!(
+        spec(
+            "sym.derivation",
+            "Show the steps",
+            concat!(
+                "Show the steps of a derivative, an antiderivative or a simplification: each rule applied and what it gave.",
+                syntax!()
+            ),
+        ),
+        derivation,
+        DerivationArgs
+    );
+    tool!(
+        spec(
+            "sym.evaluate",
+            "Evaluate or convert units",
+            concat!(
+                "Evaluate an expression to a number (exact when possible) with values for its variables, or convert a quantity with units such as \"3.2 eV in joules\".\n\nEvery variable needs a value in subs; a free variable is refused by name. Incompatible units are refused with the reason.",
+                syntax!()
+            ),
+        ),
+        evaluate,
+        EvaluateArgs
+    );
+    c
+}
+
+/// Send a request and wrap the response in an answer.
+async fn execute<T>(exec: &dyn Executor, request: Request) -> Answer<Data<T>> {
+    let json = match serde_json::to_value(&request) {
+        Ok(v) => v,
+        Err(e) => return Answer::refuse(format!("the request could not be encoded: {e}")),
+    };
+    match exec.run(json).await {
+        Ok(response) => from_response(response),
+        Err(message) => Answer::refuse(message),
+    }
+}
+
+/// Turn a worker response (see [`worker`]) into an answer.
+pub fn from_response<T>(mut response: Value) -> Answer<Data<T>> {
+    let line = response.get("answer").and_then(Value::as_str).map(str::to_string);
+    if let Some(ok) = response.get_mut("ok").map(Value::take) {
+        let caveats: Vec<String> = response
+            .get("caveats")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default();
+        return Answer::ok(line.unwrap_or_else(|| "done".into()), Data::new(ok)).with_caveats(caveats);
+    }
+    if response.get("err").is_some() {
+        return Answer::refuse(line.unwrap_or_else(|| "the input was refused".into()));
+    }
+    let detail = response.get("error").and_then(Value::as_str).unwrap_or("an unrecognised response");
+    Answer::refuse(format!(
+        "the computation failed with an internal error (the worker answered: {}); please report this with the input",
+        attest_core::text::clip(detail, 200)
+    ))
+}
+
+fn text(s: &Option<String>) -> Option<&str> {
+    s.as_deref().map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn need_expr<T>(tool: &str, expr: &str, example: &str) -> Option<Answer<Data<T>>> {
+    expr.trim().is_empty().then(|| Answer::refuse(format!("{tool} needs an expression in expr, e.g. {example}")))
+}
+
+async fn simplify(exec: &dyn Executor, a: SimplifyArgs) -> Answer<Data<Simplified>> {
+    if let Some(r) = need_expr("sym.simplify", &a.expr, "\"(x^2-1)/(x-1)\"") {
+        return r;
+    }
+    execute(exec, Request::Simplify { expr: a.expr }).await
+}
+
+async fn solve(exec: &dyn Executor, a: SolveArgs) -> Answer<Data<Solution>> {
+    if let Some(r) = need_expr("sym.solve", &a.expr, "\"x^2 - 5x + 6 = 0\"") {
+        return r;
+    }
+    execute(exec, Request::Solve { var: text(&a.var).map(str::to_string), expr: a.expr }).await
+}
+
+async fn differentiate(exec: &dyn Executor, a: DifferentiateArgs) -> Answer<Data<Derivative>> {
+    if let Some(r) = need_expr("sym.differentiate", &a.expr, "\"x^2 sin(x)\"") {
+        return r;
+    }
+    if a.order == Some(0) {
+        return Answer::refuse("order must be at least 1 (1 for the first derivative, 2 for the second, up to 20)");
+    }
+    execute(exec, Request::Differentiate { var: text(&a.var).map(str::to_string), order: a.order, expr: a.expr }).await
+}
+
+async fn integrate(exec: &dyn Executor, a: IntegrateArgs) -> Answer<Data<Integral>> {
+    if let Some(r) = need_expr("sym.integrate", &a.expr, "\"x e^x\"") {
+        return r;
+    }
+    let bounds = a.bounds.map(|[lo, hi]| [lo.text(), hi.text()]);
+    if let Some([lo, hi]) = &bounds
+        && (lo.is_empty() || hi.is_empty())
+    {
+        return Answer::refuse("bounds must be two values [lower, upper], e.g. [0, 1] or [0, \"pi\"]");
+    }
+    execute(exec, Request::Integrate { var: text(&a.var).map(str::to_string), bounds, expr: a.expr }).await
+}
+
+async fn derivation(exec: &dyn Executor, a: DerivationArgs) -> Answer<Data<DerivationResult>> {
+    if let Some(r) = need_expr("sym.derivation", &a.expr, "\"x^2 sin(x)\" with operation \"differentiate\"") {
+        return r;
+    }
+    let request = Request::Derivation {
+        operation: a.operation.as_str().into(),
+        var: text(&a.var).map(str::to_string),
+        expr: a.expr,
+    };
+    execute(exec, request).await
+}
+
+async fn verify(exec: &dyn Executor, a: VerifyArgs) -> Answer<Data<Verification>> {
+    let request = match (text(&a.lhs), text(&a.rhs), text(&a.equation)) {
+        (Some(l), Some(r), _) => Request::Verify { lhs: l.into(), rhs: r.into() },
+        (None, None, Some(e)) => Request::VerifyEquation { equation: e.into() },
+        (Some(e), None, None) | (None, Some(e), None) => Request::VerifyEquation { equation: e.into() },
+        (Some(_), None, Some(_)) | (None, Some(_), Some(_)) => {
+            return Answer::refuse(
+                "sym.verify got one side and an equation: pass both lhs and rhs, or the whole claim as equation (e.g. \"sin(2t) = 2 sin(t) cos(t)\")",
+            );
+        }
+        (None, None, None) => {
+            return Answer::refuse(
+                "sym.verify needs a claim: lhs and rhs (e.g. lhs \"(a+b)^2\", rhs \"a^2+2ab+b^2\"), or one equation \"(a+b)^2 = a^2+2ab+b^2\"",
+            );
+        }
+    };
+    execute(exec, request).await
+}
+
+async fn evaluate(exec: &dyn Executor, a: EvaluateArgs) -> Answer<Data<Evaluation>> {
+    let subs: BTreeMap<String, String> = a.subs.iter().map(|(k, v)| (k.trim().to_string(), v.text())).collect();
+    let request = match (text(&a.expr), text(&a.units)) {
+        (Some(_), Some(_)) => {
+            return Answer::refuse(
+                "sym.evaluate takes expr (with subs) or units, not both: e.g. expr \"x^2\" with subs {\"x\": 3}, or units \"60 mph to km/h\"",
+            );
+        }
+        (None, Some(u)) => Request::Evaluate { expr: None, subs: BTreeMap::new(), units: Some(u.into()) },
+        (Some(e), None) => Request::Evaluate { expr: Some(e.into()), subs, units: None },
+        (None, None) => {
+            return Answer::refuse(
+                "sym.evaluate needs expr (with subs for its variables, e.g. expr \"sin(x)^2\", subs {\"x\": \"pi/4\"}) or units (e.g. \"3.2 eV in joules\")",
+            );
+        }
+    };
+    execute(exec, request).await
+}
+
+async fn check(exec: &dyn Executor, a: CheckArgs) -> Answer<Data<CheckReport>> {
+    let lines = match a.lines {
+        Lines::Text(t) => t,
+        Lines::List(l) => l.join("\n"),
+    };
+    if lines.trim().is_empty() {
+        return Answer::refuse(
+            "sym.check needs a derivation in lines, one step per line, e.g. \"(x+1)^2\\n= x^2 + 2x + 1\"",
+        );
+    }
+    execute(exec, Request::Check { lines }).await
+}
+
+/// Run a sym tool by name on JSON arguments (what `sym.ask` routed to).
+async fn dispatch(exec: &dyn Executor, tool: &str, args: Map<String, Value>) -> Answer<Value> {
+    fn read<A: serde::de::DeserializeOwned>(tool: &str, args: Map<String, Value>) -> Result<A, Answer<Value>> {
+        serde_json::from_value(Value::Object(args)).map_err(|e| {
+            Answer::refuse(format!(
+                "the question was routed to {tool}, but its arguments could not be read ({e}); call {tool} directly"
+            ))
+        })
+    }
+    macro_rules! go {
+        ($f:ident) => {
+            match read(tool, args) {
+                Ok(a) => $f(exec, a).await.into_value(),
+                Err(refusal) => refusal,
+            }
+        };
+    }
+    match tool {
+        "sym.simplify" => go!(simplify),
+        "sym.solve" => go!(solve),
+        "sym.differentiate" => go!(differentiate),
+        "sym.integrate" => go!(integrate),
+        "sym.derivation" => go!(derivation),
+        "sym.verify" => go!(verify),
+        "sym.evaluate" => go!(evaluate),
+        "sym.check" => go!(check),
+        other => Answer::refuse(format!("the question was routed to {other}, which this surface does not serve")),
+    }
+}
+
+async fn ask(exec: &dyn Executor, a: AskArgs) -> Answer<Value> {
+    let d = crate::router::route(&a.question, &a.expr);
+    let Some(tool) = d.tool else {
+        return Answer::ask_back(d.answer, d.options);
+    };
+    dispatch(exec, &tool, d.args).await.used(tool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use attest_core::catalogue::JsonObject;
+    use serde_json::json;
+
+    fn block<F: Future>(f: F) -> F::Output {
+        use std::task::{Context, Poll, Waker};
+        let mut f = std::pin::pin!(f);
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    }
+
+    fn call(c: &Catalogue, tool: &str, args: Value) -> Answer<Value> {
+        let args: JsonObject = args.as_object().unwrap().clone();
+        block(c.call(tool, args)).unwrap()
+    }
+
+    fn inline() -> Catalogue {
+        catalogue(Arc::new(Inline))
+    }
+
+    struct Broken;
+    impl Executor for Broken {
+        fn run(&self, _: Value) -> Pending {
+            Box::pin(std::future::ready(Err("the computation took longer than 2 s and was stopped".to_string())))
+        }
+    }
+
+    #[test]
+    fn names_and_hints() {
+        let c = inline();
+        assert_eq!(
+            c.names(),
+            [
+                "sym.ask",
+                "sym.verify",
+                "sym.check",
+                "sym.simplify",
+                "sym.solve",
+                "sym.differentiate",
+                "sym.integrate",
+                "sym.derivation",
+                "sym.evaluate"
+            ]
+        );
+        for t in c.tools() {
+            assert_eq!(t.spec.hints, Hints::READ, "{}", t.name());
+            assert!(t.spec.summary().ends_with('.'), "{}", t.name());
+            assert!(t.spec.description.contains("`2x`") && t.spec.description.contains("LaTeX"), "{}", t.name());
+        }
+        let bounds = &c.get("sym.integrate").unwrap().input_schema["properties"]["bounds"];
+        let s = bounds.to_string();
+        assert!(s.contains("\"minItems\":2") && s.contains("\"maxItems\":2"), "{s}");
+    }
+
+    #[test]
+    fn verify_answers_read_verbatim() {
+        let c = inline();
+        let a = call(&c, "sym.verify", json!({"lhs": "(a+b)^2", "rhs": "a^2+2ab+b^2"}));
+        assert!(a.ok);
+        assert_eq!(a.answer, "proved: (a + b)^2 = a^2 + 2*a*b + b^2 (polynomial normal form)");
+        assert_eq!(a.data.as_ref().unwrap()["verdict"], "proved");
+        let e = call(&c, "sym.verify", json!({"equation": "sqrt(x^2) = x"}));
+        assert!(e.answer.starts_with("refuted at x = -1: left 1, right -1"), "{}", e.answer);
+        let routed = call(&c, "sym.verify", json!({"expr": "exp(log(x)) = x"}));
+        assert!(routed.answer.starts_with("proved where defined:"), "{}", routed.answer);
+        assert!(routed.caveat.unwrap().contains("x > 0"));
+        let none = call(&c, "sym.verify", json!({}));
+        assert!(!none.ok && none.answer.contains("lhs and rhs"));
+    }
+
+    #[test]
+    fn routine_failures_are_refusals() {
+        let c = inline();
+        let p = call(&c, "sym.simplify", json!({"expr": "x + * 2"}));
+        assert!(!p.ok && p.answer.contains("could not read") && p.answer.contains('^'), "{}", p.answer);
+        assert!(p.data.is_none());
+        let free = call(&c, "sym.evaluate", json!({"expr": "x y + 1", "subs": {"x": 2}}));
+        assert!(!free.ok && free.answer.contains("y is still free"), "{}", free.answer);
+        let units = call(&c, "sym.evaluate", json!({"units": "3 kg in meters"}));
+        assert!(!units.ok, "{}", units.answer);
+        let wrong = call(&c, "sym.differentiate", json!({"expr": 3}));
+        assert!(!wrong.ok && wrong.answer.contains("expr (string)"), "{}", wrong.answer);
+        let b = catalogue(Arc::new(Broken));
+        let t = call(&b, "sym.solve", json!({"expr": "x^2 = 2"}));
+        assert!(!t.ok && t.answer.contains("longer than 2 s"), "{}", t.answer);
+        assert_eq!(t.tool_used.as_deref(), Some("sym.solve"));
+    }
+
+    #[test]
+    fn ask_routes_asks_back_and_declines() {
+        let c = inline();
+        let a = call(&c, "sym.ask", json!({"question": "simplify (x^2-1)/(x-1)"}));
+        assert!(a.ok, "{}", a.answer);
+        assert_eq!(a.tool_used.as_deref(), Some("sym.simplify"));
+        assert!(a.answer.contains("x + 1"), "{}", a.answer);
+        let u = call(&c, "sym.ask", json!({"question": "what is 60 mph in km/h?"}));
+        assert!(u.ok && u.answer.contains("km"), "{}", u.answer);
+        let bare = call(&c, "sym.ask", json!({"question": "", "expr": "x^2+1"}));
+        assert!(!bare.ok && bare.options.len() >= 2 && bare.tool_used.is_none(), "{bare:?}");
+        let other = call(&c, "sym.ask", json!({"question": "are the numbers in my draft right?"}));
+        assert!(!other.ok && other.answer.contains("provenance"), "{}", other.answer);
+        let direct = call(&c, "sym.ask", json!({"tool": "sym.integrate", "args": {"expr": "x", "bounds": [0, 2]}}));
+        assert!(direct.ok && direct.answer.contains("= 2"), "{}", direct.answer);
+    }
+
+    #[test]
+    fn every_tool_answers_inline() {
+        let c = inline();
+        let cases = [
+            ("sym.solve", json!({"expr": "x^2 - 5x + 6 = 0"}), "x = 2, x = 3"),
+            ("sym.differentiate", json!({"expr": "x^3", "order": 2}), "d^2/dx^2 [x^3] = 6*x"),
+            ("sym.integrate", json!({"expr": "2x"}), "+ C"),
+            ("sym.derivation", json!({"expr": "x sin(x)", "operation": "differentiate"}), "rules:"),
+            ("sym.evaluate", json!({"expr": "sin(x)^2", "subs": {"x": "pi/4"}}), "= 1/2"),
+            ("sym.check", json!({"lines": ["(x+1)^2", "x^2 + 2x + 1"]}), "proved: the step holds"),
+            ("sym.check", json!({"lines": "(x+1)^2\n= x^2 + x + 1"}), "refuted: the step from line 1 to line 2"),
+        ];
+        for (tool, args, want) in cases {
+            let a = call(&c, tool, args.clone());
+            assert!(a.ok, "{tool} {args}: {}", a.answer);
+            assert!(a.answer.contains(want), "{tool} {args}: {}", a.answer);
+        }
+    }
+}

@@ -1,0 +1,517 @@
+//! The worker protocol of the symbolic surface: one JSON request in, one JSON
+//! response out, computed with this library under [`Limits::default`].
+//!
+//! This module is pure: it does not spawn, read stdin or know about processes. The
+//! surface binary runs [`handle`] inside a sandboxed worker process
+//! (`attest_sandbox::worker_main(attest_sym::worker::handle)`); tests and the CLI may call
+//! it in-process. Requests are [`Request`]s tagged by `op`:
+//!
+//! ```json
+//! {"op": "verify", "lhs": "(a+b)^2", "rhs": "a^2 + 2ab + b^2"}
+//! ```
+//!
+//! and a response is either
+//!
+//! ```json
+//! {"ok": <the typed result>, "answer": "proved: …", "caveats": ["…"]}
+//! {"err": {"kind": "parse", "message": "…", "position": 4, "caret": "…"}, "answer": "could not read …"}
+//! ```
+//!
+//! `answer` is the line a researcher reads verbatim and `caveats` the reasons not to
+//! trust it; both are worded here, next to the typed results, so every executor (the
+//! sandbox, in-process) words them the same way. [`handle`] never panics on any
+//! request; a panic would still only end the worker process.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::derivation::DerivationResult;
+use crate::error::SymError;
+use crate::integrate::Integral;
+use crate::limits::Limits;
+use crate::ops::{Derivative, Evaluated, Simplified, UnitsResult};
+use crate::solve::Solution;
+use crate::verify::{CheckReport, Verdict, Verification};
+
+/// One request to the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Request {
+    /// Simplify an expression.
+    Simplify {
+        /// The expression.
+        expr: String,
+    },
+    /// Solve an equation (or an expression `= 0`).
+    Solve {
+        /// The equation.
+        expr: String,
+        /// The unknown (default: the only variable).
+        #[serde(default)]
+        var: Option<String>,
+    },
+    /// Differentiate.
+    Differentiate {
+        /// The expression.
+        expr: String,
+        /// The variable (default: the only one).
+        #[serde(default)]
+        var: Option<String>,
+        /// The order (default 1).
+        #[serde(default)]
+        order: Option<u32>,
+    },
+    /// Integrate, indefinitely or over bounds.
+    Integrate {
+        /// The integrand.
+        expr: String,
+        /// The variable (default: the only one).
+        #[serde(default)]
+        var: Option<String>,
+        /// Lower and upper bound.
+        #[serde(default)]
+        bounds: Option<[String; 2]>,
+    },
+    /// The steps of an operation.
+    Derivation {
+        /// The expression.
+        expr: String,
+        /// `differentiate`, `integrate` or `simplify`.
+        operation: String,
+        /// The variable.
+        #[serde(default)]
+        var: Option<String>,
+    },
+    /// Verify `lhs = rhs`.
+    Verify {
+        /// The left side.
+        lhs: String,
+        /// The right side.
+        rhs: String,
+    },
+    /// Verify one equation `lhs = rhs` written as one string.
+    VerifyEquation {
+        /// The equation.
+        equation: String,
+    },
+    /// Evaluate an expression after substitutions, or a quantity with units.
+    Evaluate {
+        /// The expression (absent for a units question).
+        #[serde(default)]
+        expr: Option<String>,
+        /// Values for the variables, each a constant expression.
+        #[serde(default)]
+        subs: BTreeMap<String, String>,
+        /// A quantity with units, e.g. "3.2 eV in joules".
+        #[serde(default)]
+        units: Option<String>,
+    },
+    /// Check a derivation, one step per line.
+    Check {
+        /// The lines.
+        lines: String,
+    },
+    /// Is the worker alive? Answers `{"ok": "pong"}`.
+    Ping,
+}
+
+/// Serve one request: parse it as a [`Request`], run it with default limits, and
+/// answer `{"ok", "answer", "caveats"}` or `{"err", "answer"}`. Never panics.
+pub fn handle(request: Value) -> Value {
+    match serde_json::from_value::<Request>(request) {
+        Ok(r) => run(&r, &Limits::default()),
+        Err(e) => {
+            let err = SymError::input(format!("the worker could not read the request: {e}"));
+            json!({ "answer": err.to_string(), "err": err })
+        }
+    }
+}
+
+/// Run a typed request under `limits`; the JSON response as [`handle`] gives it.
+pub fn run(request: &Request, limits: &Limits) -> Value {
+    let l = limits;
+    let done = match request {
+        Request::Ping => return json!({ "ok": "pong", "answer": "pong", "caveats": [] }),
+        Request::Simplify { expr } => crate::simplify(expr, l).map(|r| respond(present_simplify(&r), &r)),
+        Request::Solve { expr, var } => crate::solve(expr, var.as_deref(), l).map(|r| respond(present_solve(&r), &r)),
+        Request::Differentiate { expr, var, order } => {
+            crate::differentiate(expr, var.as_deref(), order.unwrap_or(1), l)
+                .map(|r| respond(present_derivative(&r), &r))
+        }
+        Request::Integrate { expr, var, bounds } => {
+            let b = bounds.as_ref().map(|[a, b]| (a.as_str(), b.as_str()));
+            crate::integrate(expr, var.as_deref(), b, l).map(|r| respond(present_integral(&r), &r))
+        }
+        Request::Derivation { expr, operation, var } => {
+            crate::derivation(expr, operation, var.as_deref(), l).map(|r| respond(present_derivation(&r), &r))
+        }
+        Request::Verify { lhs, rhs } => crate::verify(lhs, rhs, l)
+            .map(|r| respond(present_verification(&r), &r))
+            .map_err(|e| which_side(e, lhs, rhs, l)),
+        Request::VerifyEquation { equation } => {
+            crate::verify_equation(equation, l).map(|r| respond(present_verification(&r), &r))
+        }
+        Request::Evaluate { units: Some(u), .. } if !u.trim().is_empty() => {
+            crate::evaluate_units(u).map(|r| respond(present_units(&r), &r))
+        }
+        Request::Evaluate { expr: Some(e), subs, .. } if !e.trim().is_empty() => {
+            crate::evaluate(e, subs, l).map(|r| respond(present_evaluated(&r), &r))
+        }
+        Request::Evaluate { .. } => Err(SymError::input(
+            "give an expression to evaluate (expr, with subs for its variables) or a quantity with units (units, e.g. '3.2 eV in joules')",
+        )),
+        Request::Check { lines } => crate::check(lines, l).map(|r| respond(present_check(&r), &r)),
+    };
+    done.unwrap_or_else(|e| json!({ "answer": present_error(&e), "err": e }))
+}
+
+/// A parse error in `verify(lhs, rhs)` does not say which side; find out.
+fn which_side(e: SymError, lhs: &str, rhs: &str, l: &Limits) -> SymError {
+    match e {
+        SymError::Parse { message, position, caret } => {
+            let side = if crate::parse_expr(lhs, l).is_err() {
+                "left side"
+            } else if crate::parse_expr(rhs, l).is_err() {
+                "right side"
+            } else {
+                return SymError::Parse { message, position, caret };
+            };
+            SymError::Parse { message: format!("{side}: {message}"), position, caret }
+        }
+        other => other,
+    }
+}
+
+fn respond<T: Serialize>((answer, caveats): (String, Vec<String>), result: &T) -> Value {
+    json!({ "ok": result, "answer": answer, "caveats": caveats })
+}
+
+// ---------------------------------------------------------------------------------------
+// Answer wording: the line a researcher reads verbatim, and the caveats.
+
+/// The answer line for a refusal: what went wrong and, for a parse error, where.
+pub fn present_error(e: &SymError) -> String {
+    match e {
+        SymError::Parse { message, position, caret } => {
+            format!("could not read the input: {message} (at position {position})\n{caret}")
+        }
+        SymError::Limit { message } => format!("refused: {message}"),
+        SymError::Unsupported { message } => format!("cannot do this: {message}"),
+        SymError::Input { message } => message.clone(),
+    }
+}
+
+fn point_text(point: &BTreeMap<String, String>) -> String {
+    point.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Split domain conditions into excluded points (`x ≠ 1` → `x = 1`) and the rest.
+fn domain_phrase(domain: &[String]) -> String {
+    let mut except = Vec::new();
+    let mut within = Vec::new();
+    for d in domain {
+        match d.split_once(" ≠ ") {
+            Some((a, b)) => except.push(format!("{a} = {b}")),
+            None => within.push(d.clone()),
+        }
+    }
+    let mut parts = Vec::new();
+    if !within.is_empty() {
+        parts.push(format!("for {}", within.join(" and ")));
+    }
+    if !except.is_empty() {
+        parts.push(format!("except at {}", except.join(" and ")));
+    }
+    parts.join(", ")
+}
+
+/// The reason of a proof in a few words.
+fn proof_tag(v: &Verification) -> String {
+    let rules: Vec<&str> = v.steps.iter().filter_map(|s| s.strip_prefix("rule used: ")).collect();
+    if v.reason.starts_with("proved by equality saturation") {
+        "equality saturation".into()
+    } else if rules.is_empty() {
+        "polynomial normal form".into()
+    } else {
+        let shown: Vec<&str> = rules.iter().take(2).copied().collect();
+        let more = if rules.len() > 2 { format!(" and {} more", rules.len() - 2) } else { String::new() };
+        format!("normal form, using {}{more}", shown.join("; "))
+    }
+}
+
+/// The answer line and caveats of a verification.
+pub fn present_verification(v: &Verification) -> (String, Vec<String>) {
+    let claim = format!("{} = {}", clip(&v.lhs), clip(&v.rhs));
+    let mut caveats = Vec::new();
+    let line = match v.verdict {
+        Verdict::Proved => format!("proved: {claim} ({})", proof_tag(v)),
+        Verdict::ProvedWhereDefined => {
+            let real: Vec<String> = v.domain.iter().filter(|d| !d.starts_with("wherever")).cloned().collect::<Vec<_>>();
+            let where_ = domain_phrase(&real);
+            if !real.is_empty() {
+                caveats.push(format!("holds only where both sides are defined: {}", real.join(", ")));
+            } else if v.reason.starts_with("proved by equality saturation") {
+                caveats.push(
+                    "proved with rewrite rules that each hold wherever both of their sides are defined (see data.steps)"
+                        .into(),
+                );
+            }
+            if v.reason.contains("rules that hold only where both sides are defined") {
+                caveats.push("the proof uses rules valid only where both sides are defined (see data.steps)".into());
+            }
+            if where_.is_empty() {
+                format!("proved where defined: {claim} ({})", proof_tag(v))
+            } else {
+                format!("proved where defined: {claim}, {where_}")
+            }
+        }
+        Verdict::Refuted => match &v.counterexample {
+            Some(c) if !c.point.is_empty() => format!(
+                "refuted at {}: left {}, right {}, so {claim} is not an identity",
+                point_text(&c.point),
+                c.lhs_value,
+                c.rhs_value
+            ),
+            Some(c) => format!("refuted: left {}, right {}, so {claim} is false", c.lhs_value, c.rhs_value),
+            None => format!("refuted: {claim} is false ({})", v.reason),
+        },
+        Verdict::Unknown => {
+            caveats.push(v.reason.clone());
+            caveats.push("unknown is not false: the claim may still hold".into());
+            format!("unknown: no proof and no counterexample for {claim}")
+        }
+    };
+    if v.verdict == Verdict::Refuted
+        && let Some(c) = &v.counterexample
+        && c.confirmed_by != "exact"
+    {
+        caveats.push(format!("the difference was confirmed by {} arithmetic, not exactly", c.confirmed_by));
+    }
+    (line, caveats)
+}
+
+fn present_check(r: &CheckReport) -> (String, Vec<String>) {
+    let n = r.steps.len();
+    let mut caveats = Vec::new();
+    for s in &r.steps {
+        if s.verification.verdict == Verdict::ProvedWhereDefined && !s.verification.domain.is_empty() {
+            caveats.push(format!(
+                "line {} → {} holds only where defined: {}",
+                s.from_line,
+                s.to_line,
+                s.verification.domain.join(", ")
+            ));
+        }
+    }
+    let unknown: Vec<String> = r
+        .steps
+        .iter()
+        .filter(|s| s.verification.verdict == Verdict::Unknown)
+        .map(|s| format!("{} → {}", s.from_line, s.to_line))
+        .collect();
+    let line = if let Some((a, b)) = r.first_refuted {
+        let step = r.steps.iter().find(|s| (s.from_line, s.to_line) == (a, b)).map(|s| &s.verification);
+        let at = match step.and_then(|v| v.counterexample.as_ref()) {
+            Some(c) if !c.point.is_empty() => {
+                format!(" at {}: left {}, right {}", point_text(&c.point), c.lhs_value, c.rhs_value)
+            }
+            Some(c) => format!(": left {}, right {}", c.lhs_value, c.rhs_value),
+            None => String::new(),
+        };
+        let claim = step.map(|v| format!(" ({} = {})", clip(&v.lhs), clip(&v.rhs))).unwrap_or_default();
+        format!("refuted: the step from line {a} to line {b}{claim} fails{at}")
+    } else if !unknown.is_empty() {
+        caveats.push("unknown is not false: those steps may still hold".into());
+        format!(
+            "unknown: {} of {n} steps could not be decided (lines {}); the others hold",
+            unknown.len(),
+            unknown.join(", ")
+        )
+    } else if r.steps.iter().any(|s| s.verification.verdict == Verdict::ProvedWhereDefined) {
+        format!("proved where defined: {} where both sides are defined", all_steps(n))
+    } else {
+        format!("proved: {}", all_steps(n))
+    };
+    if r.first_refuted.is_some() && !unknown.is_empty() {
+        caveats.push(format!("{} other step(s) are unknown (lines {})", unknown.len(), unknown.join(", ")));
+    }
+    (line, caveats)
+}
+
+fn all_steps(n: usize) -> String {
+    if n == 1 { "the step holds".into() } else { format!("all {n} steps hold") }
+}
+
+/// An input echoed in an answer line, cut so the line stays readable (the whole of it
+/// is in `data`).
+fn clip(e: &str) -> String {
+    attest_core::text::clip(e, 300)
+}
+
+/// A result in an answer line, cut only when very long (the whole of it is in `data`).
+fn clip_out(e: &str) -> String {
+    attest_core::text::clip(e, 1500)
+}
+
+fn present_simplify(r: &Simplified) -> (String, Vec<String>) {
+    let mut line = format!("simplified: {} = {}", clip(&r.input), clip_out(&r.result));
+    if let Some(x) = r.numeric
+        && x.to_string() != r.result
+        && r.result.parse::<f64>().is_err()
+    {
+        line.push_str(&format!(" ≈ {}", attest_core::text::fmt_sig(x, 12)));
+    }
+    let mut caveats = Vec::new();
+    if !r.domain.is_empty() {
+        line.push_str(&format!(", {}", domain_phrase(&r.domain)));
+        caveats.push(format!(
+            "equal only where the input is defined ({}); the simplified form may be defined where the input is not",
+            r.domain.join(", ")
+        ));
+    }
+    (line, caveats)
+}
+
+fn present_derivative(r: &Derivative) -> (String, Vec<String>) {
+    let d =
+        if r.order == 1 { format!("d/d{}", r.variable) } else { format!("d^{}/d{}^{}", r.order, r.variable, r.order) };
+    (format!("{d} [{}] = {}", clip(&r.input), clip_out(&r.result)), Vec::new())
+}
+
+fn present_integral(r: &Integral) -> (String, Vec<String>) {
+    let v = &r.variable;
+    let line = match (&r.bounds, &r.value) {
+        (Some([a, b]), Some(value)) => {
+            let approx = r
+                .numeric
+                .filter(|x| value.parse::<f64>().is_err() || x.to_string() != *value)
+                .map(|x| format!(" ≈ {}", attest_core::text::fmt_sig(x, 12)))
+                .unwrap_or_default();
+            format!("∫ from {a} to {b} of {} d{v} = {}{approx}", clip(&r.input), clip_out(value))
+        }
+        (Some([a, b]), None) => {
+            let n = r.numeric.map(|x| attest_core::text::fmt_sig(x, 12)).unwrap_or_else(|| "?".into());
+            format!("∫ from {a} to {b} of {} d{v} ≈ {n}", clip(&r.input))
+        }
+        _ => format!("∫ {} d{v} = {} + C", clip(&r.input), clip_out(&r.antiderivative)),
+    };
+    let mut caveats = Vec::new();
+    if r.bounds.is_some() && r.value.is_none() {
+        caveats.push("the value is numeric, not exact".to_string());
+    }
+    (line, caveats)
+}
+
+fn present_solve(r: &Solution) -> (String, Vec<String>) {
+    let v = &r.variable;
+    let mut caveats: Vec<String> = r.notes.clone();
+    let line = if r.roots.is_empty() {
+        format!("no real solution for {v} found: {}", clip(&r.equation))
+    } else {
+        let roots: Vec<String> = r
+            .roots
+            .iter()
+            .map(|x| {
+                let eq = if x.exact { "=" } else { "≈" };
+                let mult =
+                    if x.multiplicity > 1 { format!(" (multiplicity {})", x.multiplicity) } else { String::new() };
+                format!("{v} {eq} {}{mult}", clip(&x.value))
+            })
+            .collect();
+        format!("{}: {}", clip(&r.equation), clip_out(&roots.join(", ")))
+    };
+    if r.roots.iter().any(|x| !x.exact) {
+        caveats.push("roots marked ≈ are numeric, not exact".into());
+    }
+    let unchecked: Vec<&str> = r.roots.iter().filter(|x| !x.checked).map(|x| x.value.as_str()).collect();
+    if !unchecked.is_empty() {
+        caveats.push(format!("substituting back did not confirm: {}", unchecked.join(", ")));
+    }
+    (line, caveats)
+}
+
+fn present_evaluated(r: &Evaluated) -> (String, Vec<String>) {
+    let shown = clip(&r.substituted);
+    let approx = format!(" ≈ {}", attest_core::text::fmt_sig(r.numeric, 12));
+    if r.exact {
+        if r.value == r.substituted {
+            return (format!("{shown}{approx}"), Vec::new());
+        }
+        // Rationals are exact as written; irrational closed forms get a decimal too.
+        let approx = if r.value.chars().any(char::is_alphabetic) { approx } else { String::new() };
+        (format!("{shown} = {}{approx}", r.value), Vec::new())
+    } else {
+        (format!("{shown} ≈ {}", r.value), vec!["a 12-significant-digit decimal, not an exact value".into()])
+    }
+}
+
+fn present_units(r: &UnitsResult) -> (String, Vec<String>) {
+    let mut caveats = Vec::new();
+    if r.result.starts_with("approx.") {
+        caveats.push("the conversion is rounded".to_string());
+    }
+    (format!("{} = {}", clip(&r.input), r.result), caveats)
+}
+
+fn present_derivation(r: &DerivationResult) -> (String, Vec<String>) {
+    let what = match (r.operation.as_str(), &r.variable) {
+        ("differentiate", Some(v)) => format!("d/d{v} [{}] = {}", clip(&r.input), clip_out(&r.result)),
+        ("integrate", Some(v)) => format!("∫ {} d{v} = {} + C", clip(&r.input), clip_out(&r.result)),
+        _ => format!("{} = {}", clip(&r.input), clip_out(&r.result)),
+    };
+    let mut rules: Vec<&str> = Vec::new();
+    for s in &r.steps {
+        if !rules.contains(&s.rule.as_str()) {
+            rules.push(&s.rule);
+        }
+    }
+    let shown = attest_core::text::clip(&rules.join("; "), 240);
+    let steps = attest_core::text::plural(r.steps.len(), "step", "steps");
+    (format!("{what}, in {steps}\nrules: {shown}"), Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(v: Value) -> Value {
+        handle(v)
+    }
+
+    #[test]
+    fn verdicts_read_as_researchers_say_them() {
+        let p = call(json!({"op": "verify", "lhs": "(a+b)^2", "rhs": "a^2+2ab+b^2"}));
+        assert_eq!(p["answer"], "proved: (a + b)^2 = a^2 + 2*a*b + b^2 (polynomial normal form)", "{p}");
+        let r = call(json!({"op": "verify", "lhs": "sqrt(x^2)", "rhs": "x"}));
+        let a = r["answer"].as_str().unwrap();
+        assert!(a.starts_with("refuted at x = -1: left 1, right -1"), "{a}");
+        let w = call(json!({"op": "verify_equation", "equation": "(x^2-1)/(x-1) = x+1"}));
+        let a = w["answer"].as_str().unwrap();
+        assert!(a.starts_with("proved where defined:") && a.ends_with("except at x = 1"), "{a}");
+        assert!(w["caveats"][0].as_str().unwrap().contains("x ≠ 1"), "{w}");
+    }
+
+    #[test]
+    fn errors_are_answers_with_a_kind() {
+        let e = call(json!({"op": "simplify", "expr": "x + * 2"}));
+        assert_eq!(e["err"]["kind"], "parse");
+        assert!(e["answer"].as_str().unwrap().contains('^'), "{e}");
+        let side = call(json!({"op": "verify", "lhs": "x", "rhs": "(x"}));
+        assert!(side["answer"].as_str().unwrap().contains("right side"), "{side}");
+        let bad = call(json!({"op": "nope"}));
+        assert_eq!(bad["err"]["kind"], "input");
+        let junk = call(json!([1, 2, {"op": 3}]));
+        assert_eq!(junk["err"]["kind"], "input");
+        assert_eq!(call(json!({"op": "ping"}))["ok"], "pong");
+    }
+
+    #[test]
+    fn requests_round_trip() {
+        let r = Request::Integrate { expr: "x".into(), var: None, bounds: Some(["0".into(), "1".into()]) };
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["op"], "integrate");
+        assert_eq!(serde_json::from_value::<Request>(v).unwrap(), r);
+    }
+}
