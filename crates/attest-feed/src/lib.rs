@@ -25,6 +25,7 @@ pub mod persona;
 pub mod quality;
 pub mod rank;
 pub mod router;
+pub mod tools;
 
 pub use fetch::{FetchError, FetchOptions};
 pub use ingest::{FailedFeed, IngestReport};
