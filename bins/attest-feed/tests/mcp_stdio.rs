@@ -286,7 +286,7 @@ async fn asking_reaches_the_right_tool_in_one_call() {
     let first = items[0]["item_id"].as_i64().unwrap();
 
     // The reader's name in the question; tool + args dispatch directly.
-    let (out, _, _) = s.call("feed.ask", json!({"question": "x", "tool": "feed.persona_create", "args": {"user": "Chem", "interests": "asymmetric catalysis, C-H activation, total synthesis"}})).await;
+    let (out, _, _) = s.call("feed.ask", json!({"question": "x", "tool": "feed_persona_create", "args": {"user": "Chem", "interests": "asymmetric catalysis, C-H activation, total synthesis"}})).await;
     assert_eq!(out["ok"], true, "{out:#}");
     assert_eq!(out["tool_used"], "feed.persona_create");
     let (out, _, _) =

@@ -1909,7 +1909,8 @@ async fn ask(ctx: &Context, a: AskArgs) -> Result<Answer<Value>, Fault> {
     if let Some(tool) = a.tool.as_deref().filter(|t| !t.trim().is_empty()) {
         // Reached only when called outside a catalogue (the catalogue dispatches
         // tool+args itself).
-        let name = tool.trim().replacen('_', ".", 1);
+        let tool = tool.trim();
+        let name = if tool.contains('.') { tool.to_string() } else { tool.replacen('_', ".", 1) };
         return run_tool(ctx, &name, a.args.clone().unwrap_or_default()).await;
     }
     if a.question.trim().is_empty() && a.item_id.is_none() && a.url.is_none() {
