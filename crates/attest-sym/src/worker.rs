@@ -279,7 +279,9 @@ pub fn present_verification(v: &Verification) -> (String, Vec<String>) {
         },
         Verdict::Unknown => {
             caveats.push(v.reason.clone());
-            caveats.push("unknown is not false: the claim may still hold".into());
+            if !v.reason.contains("not false") {
+                caveats.push("unknown is not false: the claim may still hold".into());
+            }
             format!("unknown: no proof and no counterexample for {claim}")
         }
     };
@@ -452,7 +454,36 @@ fn present_units(r: &UnitsResult) -> (String, Vec<String>) {
     if r.result.starts_with("approx.") {
         caveats.push("the conversion is rounded".to_string());
     }
-    (format!("{} = {}", clip(&r.input), r.result), caveats)
+    (format!("{} = {}", clip(&r.input), readable_quantity(&r.result)), caveats)
+}
+
+/// fend writes exact decimals in full (`0.00000000000000000051269652288 joules`); show
+/// very small or very large ones in scientific notation, keeping every digit.
+fn readable_quantity(result: &str) -> String {
+    let (num, unit) = result.split_once(' ').unwrap_or((result, ""));
+    let (sign, digits) = num.strip_prefix('-').map_or(("", num), |d| ("-", d));
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') || digits.matches('.').count() > 1 {
+        return result.to_string();
+    }
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let (mantissa, exponent) = if int.trim_start_matches('0').is_empty() {
+        let zeros = frac.len() - frac.trim_start_matches('0').len();
+        if zeros < 4 || frac.len() == zeros {
+            return result.to_string();
+        }
+        (frac.trim_start_matches('0').to_string(), -(zeros as i64) - 1)
+    } else {
+        let int = int.trim_start_matches('0');
+        if int.len() < 10 {
+            return result.to_string();
+        }
+        (format!("{int}{frac}"), int.len() as i64 - 1)
+    };
+    let mantissa = mantissa.trim_end_matches('0');
+    let (head, tail) = mantissa.split_at(1);
+    let tail = if tail.is_empty() { String::new() } else { format!(".{tail}") };
+    let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
+    format!("{sign}{head}{tail} × 10^{exponent}{unit}")
 }
 
 fn present_derivation(r: &DerivationResult) -> (String, Vec<String>) {
@@ -505,6 +536,16 @@ mod tests {
         let junk = call(json!([1, 2, {"op": 3}]));
         assert_eq!(junk["err"]["kind"], "input");
         assert_eq!(call(json!({"op": "ping"}))["ok"], "pong");
+    }
+
+    #[test]
+    fn tiny_and_huge_quantities_read_in_scientific_notation() {
+        assert_eq!(readable_quantity("0.00000000000000000051269652288 joules"), "5.1269652288 × 10^-19 joules");
+        assert_eq!(readable_quantity("-0.00001 m"), "-1 × 10^-5 m");
+        assert_eq!(readable_quantity("299792458000 m / s"), "2.99792458 × 10^11 m / s");
+        assert_eq!(readable_quantity("96.56064 km / h"), "96.56064 km / h");
+        assert_eq!(readable_quantity("0.001 kg"), "0.001 kg");
+        assert_eq!(readable_quantity("approx. 3.1415926535 m"), "approx. 3.1415926535 m");
     }
 
     #[test]
