@@ -63,7 +63,7 @@ pub struct Context {
     /// The fetcher for `feed.source_add` / `feed.source_preview`.
     pub fetcher: Fetcher,
     cache: tokio::sync::Mutex<HashMap<(i64, Option<String>), Cached>>,
-    evals: tokio::sync::Mutex<HashMap<i64, (Fingerprint, String, Option<Evaluation>)>>,
+    evals: tokio::sync::Mutex<HashMap<i64, CachedEval>>,
     generation: AtomicU64,
 }
 
@@ -72,6 +72,9 @@ impl std::fmt::Debug for Context {
         f.debug_struct("Context").field("fetcher", &self.fetcher).finish_non_exhaustive()
     }
 }
+
+/// A held-out evaluation, with the fingerprint and interests it was made under.
+type CachedEval = (Fingerprint, String, Option<Evaluation>);
 
 struct Cached {
     fingerprint: Fingerprint,
@@ -165,10 +168,8 @@ impl Context {
             return None;
         }
         let mut evals = self.evals.lock().await;
-        if let Some((f, i, e)) = evals.get(&reader.id) {
-            if f == fp && *i == reader.interests {
-                return e.clone();
-            }
+        if let Some((_, _, e)) = evals.get(&reader.id).filter(|(f, i, _)| f == fp && *i == reader.interests) {
+            return e.clone();
         }
         let e = eval::evaluate(&data.corpus, &reader.interests, &data.clicks).ok();
         evals.insert(reader.id, (fp.clone(), reader.interests.clone(), e.clone()));
@@ -227,21 +228,21 @@ fn unknown_item(id: i64) -> Answer<Value> {
     .with_options(vec!["feed.list".into(), "feed.search".into()])
 }
 
-fn limit_of(limit: Option<i64>, tool: &str) -> Result<usize, Answer<Value>> {
+fn limit_of(limit: Option<i64>, tool: &str) -> Result<usize, Box<Answer<Value>>> {
     match limit {
         None => Ok(DEFAULT_LIMIT as usize),
         Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n as usize),
-        Some(n) => Err(Answer::refuse(format!(
+        Some(n) => Err(Box::new(Answer::refuse(format!(
             "{tool}: limit must be between 1 and {MAX_LIMIT} (got {n}); lists are capped so answers stay readable. Ask for the first page and narrow with a query or tag."
-        ))),
+        )))),
     }
 }
 
-fn days_of(days: Option<i64>, default: i64, tool: &str) -> Result<i64, Answer<Value>> {
+fn days_of(days: Option<i64>, default: i64, tool: &str) -> Result<i64, Box<Answer<Value>>> {
     match days {
         None => Ok(default),
         Some(n) if (1..=MAX_DAYS).contains(&n) => Ok(n),
-        Some(n) => Err(Answer::refuse(format!("{tool}: days must be between 1 and {MAX_DAYS} (got {n})."))),
+        Some(n) => Err(Box::new(Answer::refuse(format!("{tool}: days must be between 1 and {MAX_DAYS} (got {n}).")))),
     }
 }
 
@@ -1067,11 +1068,11 @@ fn titles(items: &[Row], n: usize) -> String {
 async fn list(ctx: &Context, a: ListArgs) -> Result<Answer<Value>, Fault> {
     let limit = match limit_of(a.limit, "feed.list") {
         Ok(l) => l,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let days = match days_of(a.days, LIST_DAYS, "feed.list") {
         Ok(d) => d,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let (reader, notice) = reader!(ctx, "feed.list", &a.user);
     let (data, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
@@ -1133,7 +1134,7 @@ fn parse_since(s: &str) -> Option<String> {
 async fn search_tool(ctx: &Context, a: SearchArgs) -> Result<Answer<Value>, Fault> {
     let limit = match limit_of(a.limit, "feed.search") {
         Ok(l) => l,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let since = match a.since.as_deref().filter(|s| !s.trim().is_empty()) {
         None => None,
@@ -1343,11 +1344,11 @@ async fn explain_tool(ctx: &Context, a: ItemArgs) -> Result<Answer<Value>, Fault
 async fn digest(ctx: &Context, a: DigestArgs) -> Result<Answer<Value>, Fault> {
     let limit = match limit_of(a.limit, "feed.digest") {
         Ok(l) => l,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let days = match days_of(a.days, DIGEST_DAYS, "feed.digest") {
         Ok(d) => d,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let (reader, notice) = reader!(ctx, "feed.digest", &a.user);
     let (data, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
@@ -1559,7 +1560,7 @@ async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Result<Answer<Value>, 
 async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Result<Answer<Value>, Fault> {
     let limit = match limit_of(a.limit, "feed.persona_suggest_interests") {
         Ok(l) => l,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let tags = tryf!(ctx.store.tag_counts(500).await);
     let top = persona::suggest_interests(&tags, limit);
@@ -1744,7 +1745,7 @@ async fn source_remove(ctx: &Context, a: SourceRemoveArgs) -> Result<Answer<Valu
 async fn source_preview(ctx: &Context, a: PreviewArgs) -> Result<Answer<Value>, Fault> {
     let limit = match limit_of(a.limit, "feed.source_preview") {
         Ok(l) => l,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     if let Some(r) = web_only(&a.url) {
         return Ok(r);
@@ -1771,7 +1772,7 @@ async fn source_preview(ctx: &Context, a: PreviewArgs) -> Result<Answer<Value>, 
 async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Result<Answer<Value>, Fault> {
     let limit = match limit_of(a.limit, "feed.source_suggest") {
         Ok(l) => l,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let reader = match a.user.as_deref().filter(|u| !u.trim().is_empty()) {
         Some(u) => tryf!(ctx.store.reader(u).await),
@@ -1854,7 +1855,7 @@ fn arxiv_category(tag: &str) -> Option<String> {
 async fn sources(ctx: &Context, a: SourcesArgs) -> Result<Answer<Value>, Fault> {
     let limit = match limit_of(a.limit, "feed.sources") {
         Ok(l) => l,
-        Err(r) => return Ok(r),
+        Err(r) => return Ok(*r),
     };
     let mut feeds = tryf!(ctx.store.feeds().await);
     if feeds.is_empty() {
