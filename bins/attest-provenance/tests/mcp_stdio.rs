@@ -100,6 +100,7 @@ fn validate(schema: &Value, instance: &Value, what: &str) {
 }
 
 const ALL_RUNS_TOOLS: &[&str] = &[
+    "cite.check",
     "runs.ask",
     "runs.claims_check",
     "runs.claims_coverage",

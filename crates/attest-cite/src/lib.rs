@@ -24,6 +24,7 @@ pub mod bibtex;
 pub mod check;
 mod reference;
 mod resolver;
+pub mod scan;
 pub mod tools;
 #[cfg(feature = "web")]
 pub mod web;

@@ -12,6 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Uncited, miss_message, uncited};
+pub use crate::scan::check_tool;
 use crate::{Reference, Resolver, Source, SourceInfo};
 
 /// Most results `cite.search` returns at once.

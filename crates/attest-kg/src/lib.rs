@@ -3,8 +3,9 @@
 //! Concepts are canonical tags ([`canon`]); tags come from feeds and from a
 //! deterministic keyphrase extractor ([`keyphrase`]); the graph and its operations
 //! ([`graph`]) are derived from `(item, tag)` assignments on every call; [`router`]
-//! routes `kg.ask`; [`report`] renders `kg-report`. No I/O anywhere: callers pass plain
-//! inputs and get plain values back.
+//! routes `kg.ask`; [`report`] renders `kg-report`. These modules do no I/O: callers
+//! pass plain inputs and get plain values back. Only [`tools`] reads the store: it
+//! derives the graph from the feed archive and serves the `kg.*` catalogue.
 #![warn(missing_docs)]
 
 pub mod canon;
@@ -12,6 +13,7 @@ pub mod graph;
 pub mod keyphrase;
 pub mod report;
 pub mod router;
+pub mod tools;
 
 pub use canon::{Canon, fold_key, normalize};
 pub use graph::{Graph, Params};

@@ -1,0 +1,23 @@
+//! `attest-knowledge`: the concept graph of what was read (`kg.*`), the archive search
+//! (`feed.search`) and the citations behind it (`cite.*`), served over MCP. It links
+//! attest-kg (with the feed archive it reads) and attest-cite, nothing else.
+//!
+//! Citation sources come from the environment: `ATTEST_BIB` (`.bib` files or folders,
+//! `:`-separated; default every `*.bib` under `RESEARCH_ROOT`), `ATTEST_ZOTERO` (a
+//! `zotero.sqlite`, or `off`), `ATTEST_CITATION_WEB=1` (CrossRef for DOIs, off by
+//! default). See specs/knowledge-surface.md.
+
+use std::sync::Arc;
+
+use attest_cite::{Resolver, scan::resolver_config, tools as cite};
+
+fn main() -> std::process::ExitCode {
+    attest_mcp::surface_main("knowledge", |config| async move {
+        let mut catalogue = attest_kg::tools::catalogue(&config).await?;
+        let sources = resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
+        let resolver = Arc::new(Resolver::build(&sources).await);
+        catalogue.extend(cite::tools(Arc::clone(&resolver)));
+        catalogue.push(cite::check_tool(resolver, config.root.clone()));
+        Ok(catalogue)
+    })
+}

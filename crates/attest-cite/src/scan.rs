@@ -1,0 +1,400 @@
+//! A deliberately small reader of the `cite=` keys in claim comments, and the
+//! `cite.check` tool built on it.
+//!
+//! A claim is an HTML comment in a Markdown draft:
+//! `<!-- claim: project/run metric=wer value=0.0704 cite=vaswani2017attention -->`.
+//! The full claim grammar (metrics, values, tolerances, verdicts) lives in
+//! `attest-runs`; this reader only needs to know where a claim is, whether it closes
+//! and which key it cites, so the citation crate does not depend on the run ledger.
+//! The duplication is noted in `specs/knowledge-surface.md`: a change to how claims
+//! open (`<!-- claim:`) or name their key (`cite=`) must be made in both places.
+//!
+//! [`resolver_config`] turns the environment (read by the binary, passed in as a
+//! lookup function) into a [`ResolverConfig`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use attest_core::text::{clip, plural};
+use attest_core::{Answer, Fault, Hints, Tool, ToolSpec};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::tools::{CheckData, check_answer};
+use crate::{Resolver, ResolverConfig};
+
+/// Drafts larger than this are skipped (and reported), not read.
+pub const MAX_DRAFT_BYTES: u64 = 20 * 1024 * 1024;
+/// Most drafts one scan reads.
+pub const MAX_DRAFTS: usize = 5_000;
+
+/// The environment variables [`resolver_config`] reads.
+pub const ENV_VARS: &[&str] = &["ATTEST_BIB", "ATTEST_ZOTERO", "ATTEST_CITATION_WEB", "ATTEST_CITATION_CACHE"];
+
+/// One claim that carries `cite=`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CitedClaim {
+    /// The draft, relative to the base directory when inside it.
+    pub file: String,
+    /// The line the claim comment opens on, from 1.
+    pub line: usize,
+    /// The key, as written (quotes removed).
+    pub key: String,
+}
+
+/// What a scan of drafts found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Scan {
+    /// Drafts read.
+    pub files: usize,
+    /// Claim comments seen (well-formed ones).
+    pub claims: usize,
+    /// The claims that carry a `cite=` key, in draft order.
+    pub cited: Vec<CitedClaim>,
+    /// Claim comments that could not be read (`file:line: why`).
+    pub malformed: Vec<String>,
+    /// Drafts found but not read, and why.
+    pub skipped: Vec<String>,
+}
+
+fn label(path: &Path, base: Option<&Path>) -> String {
+    base.and_then(|b| path.strip_prefix(b).ok())
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn is_draft(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(), Some("md" | "markdown"))
+}
+
+fn drafts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth > 12 || out.len() >= MAX_DRAFTS {
+        return;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || name == "node_modules" || name == "target" {
+            continue;
+        }
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            drafts(&e.path(), depth + 1, out);
+        } else if ft.is_file() && is_draft(&e.path()) && out.len() < MAX_DRAFTS {
+            out.push(e.path());
+        }
+    }
+}
+
+/// The `cite=` value of a claim body, without quotes; `None` when there is none.
+fn cite_key(body: &str) -> Option<String> {
+    let at = body.match_indices("cite=").find(|(i, _)| *i == 0 || body[..*i].ends_with(char::is_whitespace))?.0;
+    let rest = &body[at + 5..];
+    let key = match rest.chars().next() {
+        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
+        _ => rest.split(char::is_whitespace).next().unwrap_or(""),
+    };
+    Some(key.trim().to_string())
+}
+
+/// Read the claim comments of one draft's text into `scan`.
+pub fn scan_text(text: &str, file: &str, scan: &mut Scan) {
+    let mut from = 0;
+    while let Some(open) = text[from..].find("<!--").map(|i| i + from) {
+        let body_start = open + 4;
+        let line = text[..open].matches('\n').count() + 1;
+        let is_claim = text[body_start..].trim_start().starts_with("claim:");
+        match text[body_start..].find("-->") {
+            Some(close) => {
+                if is_claim {
+                    let body = &text[body_start..body_start + close];
+                    scan.claims += 1;
+                    if let Some(key) = cite_key(body) {
+                        scan.cited.push(CitedClaim { file: file.to_string(), line, key });
+                    }
+                }
+                from = body_start + close + 3;
+            }
+            None => {
+                if is_claim {
+                    scan.malformed.push(format!("{file}:{line}: the claim comment never closes (add -->)"));
+                }
+                break;
+            }
+        }
+    }
+}
+
+/// Read every claim in a Markdown draft, or in the drafts (`*.md`, `*.markdown`) under
+/// a directory (hidden folders, `node_modules` and `target` skipped). Files are labelled
+/// relative to `base` when inside it. A path that does not exist is an error; a draft
+/// that cannot be read or is over [`MAX_DRAFT_BYTES`] is listed in `skipped`.
+pub fn scan(path: &Path, base: Option<&Path>) -> std::io::Result<Scan> {
+    let meta = std::fs::metadata(path)?;
+    let mut files = Vec::new();
+    if meta.is_dir() {
+        drafts(path, 0, &mut files);
+    } else {
+        files.push(path.to_path_buf());
+    }
+    let mut out = Scan::default();
+    for f in files {
+        let name = label(&f, base);
+        match std::fs::metadata(&f) {
+            Ok(m) if m.len() > MAX_DRAFT_BYTES => {
+                out.skipped.push(format!("{name}: over {} MB, not read", MAX_DRAFT_BYTES / (1024 * 1024)));
+                continue;
+            }
+            Err(e) => {
+                out.skipped.push(format!("{name}: {e}"));
+                continue;
+            }
+            _ => {}
+        }
+        match std::fs::read(&f) {
+            Ok(bytes) => {
+                out.files += 1;
+                scan_text(&String::from_utf8_lossy(&bytes), &name, &mut out);
+            }
+            Err(e) => out.skipped.push(format!("{name}: {e}")),
+        }
+    }
+    Ok(out)
+}
+
+fn truthy(v: &str) -> bool {
+    !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false" | "no" | "off")
+}
+
+/// The resolver configuration from the environment, read by the caller and passed in
+/// as `get` (so this stays a pure function):
+///
+/// - `ATTEST_BIB`: `.bib` files or directories, separated by `:`; default: every `*.bib`
+///   under the research root (when one is set).
+/// - `ATTEST_ZOTERO`: a `zotero.sqlite` to read; `off` (or `0`, `none`) reads none;
+///   default: `~/Zotero/zotero.sqlite` when it exists.
+/// - `ATTEST_CITATION_WEB=1`: look DOIs up on CrossRef (off by default; needs a build
+///   with the `web` feature). `ATTEST_CITATION_CACHE`: where CrossRef answers are cached.
+pub fn resolver_config(get: impl Fn(&str) -> Option<String>, root: Option<&Path>) -> ResolverConfig {
+    let get = |k: &str| get(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let bib_paths = match get("ATTEST_BIB") {
+        Some(v) => v.split(':').filter(|s| !s.trim().is_empty()).map(|s| PathBuf::from(s.trim())).collect(),
+        None => root.map(|r| vec![r.to_path_buf()]).unwrap_or_default(),
+    };
+    let (zotero, find_zotero) = match get("ATTEST_ZOTERO") {
+        Some(v) if matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "none" | "no" | "false") => (None, false),
+        Some(v) => (Some(PathBuf::from(v)), false),
+        None => (None, true),
+    };
+    ResolverConfig {
+        bib_paths,
+        zotero,
+        find_zotero,
+        web: get("ATTEST_CITATION_WEB").is_some_and(|v| truthy(&v)),
+        cache_dir: get("ATTEST_CITATION_CACHE").map(PathBuf::from),
+        crossref_base: None,
+        base: root.map(Path::to_path_buf),
+    }
+}
+
+/// Arguments of `cite.check`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckArgs {
+    /// A Markdown draft or a directory of drafts, relative to the research root or
+    /// absolute inside it (default: the whole root).
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// Where `cite.check` may read: the path resolved and held inside the root.
+fn place(root: Option<&Path>, path: Option<&str>) -> Result<(PathBuf, Option<PathBuf>), String> {
+    let path = path.map(str::trim).filter(|p| !p.is_empty());
+    let Some(root) = root else {
+        return match path.map(PathBuf::from) {
+            Some(p) if p.is_absolute() => match p.canonicalize() {
+                Ok(c) => Ok((c, None)),
+                Err(e) => Err(format!("cannot read {}: {e}; pass an existing draft or directory", p.display())),
+            },
+            _ => Err("no research root is configured: set RESEARCH_ROOT (or pass --root) to the directory that holds your drafts, or pass an absolute path to a draft".into()),
+        };
+    };
+    let root = root.canonicalize().map_err(|e| {
+        format!("the research root {} cannot be read ({e}); set RESEARCH_ROOT to an existing directory", root.display())
+    })?;
+    let given = match path {
+        None => root.clone(),
+        Some(p) if Path::new(p).is_absolute() => PathBuf::from(p),
+        Some(p) => root.join(p),
+    };
+    let c = given.canonicalize().map_err(|_| {
+        format!(
+            "no such draft or directory: {} -- pass a path relative to the research root {}, or leave path out to check every draft",
+            clip(&given.display().to_string(), 200),
+            root.display()
+        )
+    })?;
+    if !c.starts_with(&root) {
+        return Err(format!(
+            "{} is outside the research root {}; check a draft inside it, or set RESEARCH_ROOT to the directory that holds it",
+            clip(&given.display().to_string(), 200),
+            root.display()
+        ));
+    }
+    Ok((c, Some(root)))
+}
+
+/// `cite.check` on a path: read the claims and lint their keys.
+pub async fn check(resolver: &Resolver, root: Option<&Path>, args: CheckArgs) -> Result<Answer<CheckData>, Fault> {
+    let (path, base) = match place(root, args.path.as_deref()) {
+        Ok(p) => p,
+        Err(msg) => return Ok(Answer::refuse(msg)),
+    };
+    let found = match tokio::task::spawn_blocking({
+        let path = path.clone();
+        move || scan(&path, base.as_deref())
+    })
+    .await
+    {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
+            return Ok(Answer::refuse(format!(
+                "cannot read {}: {e}; check the path and its permissions",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(Fault::new("cite.check", e)),
+    };
+    if found.files == 0 {
+        let why = if found.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", clip(&found.skipped.join("; "), 400))
+        };
+        return Ok(Answer::refuse(format!(
+            "no Markdown draft (*.md) was read under {}{why}; pass path= to a draft",
+            path.display()
+        )));
+    }
+    let claims: Vec<(String, usize, String)> =
+        found.cited.iter().map(|c| (c.file.clone(), c.line, c.key.clone())).collect();
+    let n_malformed = found.malformed.len();
+    let mut a = check_answer(&claims, found.claims, found.malformed, resolver);
+    a.answer = format!("{} read: {}", plural(found.files, "draft", "drafts"), a.answer);
+    let mut caveats = Vec::new();
+    if n_malformed > 0 {
+        caveats.push(format!(
+            "{} never closes, so its key was not checked (see malformed)",
+            plural(n_malformed, "claim comment", "claim comments")
+        ));
+    }
+    if !found.skipped.is_empty() {
+        caveats.push(format!(
+            "{} not read: {}",
+            plural(found.skipped.len(), "draft", "drafts"),
+            clip(&found.skipped.join("; "), 400)
+        ));
+    }
+    Ok(a.with_caveats(caveats))
+}
+
+/// The `cite.check` tool: claims whose `cite=` key no source resolves, in a draft or a
+/// directory of drafts under `root`. Without a root, only absolute paths are read.
+pub fn check_tool(resolver: Arc<Resolver>, root: Option<PathBuf>) -> Tool {
+    let root = Arc::new(root);
+    Tool::new(
+        ToolSpec {
+            name: "cite.check",
+            title: "Do my citations resolve?",
+            description: "Check that every cite= key in your draft's claims names a reference in your .bib files or Zotero library.\n\nClaims are HTML comments like <!-- claim: project/run metric=wer value=0.07 cite=vaswani2017attention -->. Lists each unknown key with file:line. Checks the key only, never what the cited work says. Read-only.",
+            hints: Hints::READ,
+        },
+        move |a: CheckArgs| {
+            let (r, root) = (Arc::clone(&resolver), Arc::clone(&root));
+            async move { check(&r, root.as_deref(), a).await.map(Answer::into_value) }
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_keys_lines_and_unclosed_claims() {
+        let text = "# Draft\nWER is 0.07 <!-- claim: p/r metric=wer value=0.07 cite=vaswani2017 -->\n\
+                    <!-- a plain comment cite=nope -->\n<!-- claim: p/r metric=wer value=0.1 -->\n\
+                    <!-- claim: p/r cite=\"smith 2020\" value=1 -->\n<!-- claim: p/q metric=x value=2\n";
+        let mut s = Scan::default();
+        scan_text(text, "d.md", &mut s);
+        assert_eq!(s.claims, 3);
+        assert_eq!(
+            s.cited,
+            vec![
+                CitedClaim { file: "d.md".into(), line: 2, key: "vaswani2017".into() },
+                CitedClaim { file: "d.md".into(), line: 5, key: "smith 2020".into() },
+            ]
+        );
+        assert_eq!(s.malformed, vec!["d.md:6: the claim comment never closes (add -->)".to_string()]);
+    }
+
+    #[test]
+    fn walks_drafts_and_skips_hidden_and_node_modules() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("paper")).unwrap();
+        std::fs::create_dir_all(d.path().join(".git")).unwrap();
+        std::fs::create_dir_all(d.path().join("node_modules/x")).unwrap();
+        let c = "<!-- claim: a/b cite=k1 -->\n";
+        std::fs::write(d.path().join("paper/draft.md"), c).unwrap();
+        std::fs::write(d.path().join(".git/x.md"), c).unwrap();
+        std::fs::write(d.path().join("node_modules/x/r.md"), c).unwrap();
+        std::fs::write(d.path().join("notes.txt"), c).unwrap();
+        let s = scan(d.path(), Some(d.path())).unwrap();
+        assert_eq!(s.files, 1);
+        assert_eq!(s.cited[0].file, "paper/draft.md");
+        assert!(scan(&d.path().join("missing"), None).is_err());
+    }
+
+    #[test]
+    fn env_config() {
+        let env = |k: &str| match k {
+            "ATTEST_BIB" => Some("/a.bib:/b".to_string()),
+            "ATTEST_ZOTERO" => Some("off".into()),
+            "ATTEST_CITATION_WEB" => Some("1".into()),
+            _ => None,
+        };
+        let c = resolver_config(env, Some(Path::new("/root")));
+        assert_eq!(c.bib_paths, vec![PathBuf::from("/a.bib"), PathBuf::from("/b")]);
+        assert!(c.zotero.is_none() && !c.find_zotero && c.web);
+        let d = resolver_config(|_| None, Some(Path::new("/root")));
+        assert_eq!(d.bib_paths, vec![PathBuf::from("/root")]);
+        assert!(d.find_zotero && !d.web);
+    }
+
+    #[tokio::test]
+    async fn check_refuses_outside_paths_and_flags_unknown_keys() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("refs.bib"), "@article{known2020, title={A}, author={B, C}, year={2020}}\n")
+            .unwrap();
+        std::fs::write(
+            d.path().join("draft.md"),
+            "x <!-- claim: a/b cite=known2020 -->\ny <!-- claim: a/c cite=ghost1999 -->\n",
+        )
+        .unwrap();
+        let cfg = resolver_config(|k| (k == "ATTEST_ZOTERO").then(|| "off".to_string()), Some(d.path()));
+        let r = Resolver::build(&cfg).await;
+        let a = check(&r, Some(d.path()), CheckArgs { path: Some("draft.md".into()) }).await.unwrap();
+        assert!(a.ok, "{}", a.answer);
+        let data = a.data.unwrap();
+        assert_eq!(data.n_uncited, 1);
+        assert_eq!(data.uncited[0].place(), "draft.md:2");
+        let out = check(&r, Some(d.path()), CheckArgs { path: Some("/etc".into()) }).await.unwrap();
+        assert!(!out.ok && out.answer.contains("outside"), "{}", out.answer);
+        let none = check(&r, None, CheckArgs { path: Some("draft.md".into()) }).await.unwrap();
+        assert!(!none.ok && none.answer.contains("RESEARCH_ROOT"));
+    }
+}
