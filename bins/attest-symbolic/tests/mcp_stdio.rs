@@ -29,6 +29,7 @@ impl ClientHandler for Watcher {
 struct Server {
     client: RunningService<RoleClient, Watcher>,
     watcher: Watcher,
+    pid: u32,
     db: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -42,9 +43,10 @@ async fn start(env: &[(&str, &str)]) -> Server {
         cmd.env(k, v);
     }
     let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
+    let pid = transport.id().expect("the server's pid");
     let watcher = Watcher::default();
     let client = watcher.clone().serve(transport).await.expect("handshake");
-    Server { client, watcher, db, _dir: dir }
+    Server { client, watcher, pid, db, _dir: dir }
 }
 
 impl Server {
@@ -303,6 +305,54 @@ async fn hostile_inputs_are_refused_and_the_next_call_works() {
         assert!(next["answer"].as_str().unwrap().starts_with("proved"), "{next:#}");
     }
     s.client.cancel().await.unwrap();
+}
+
+/// The sandbox's failure path through the real surface: a worker killed from outside
+/// (as the system's OOM killer would) is reported as `ok: false` with the sandbox's
+/// message or transparently replaced, never an MCP error, and the surface keeps
+/// answering on a fresh worker.
+#[tokio::test]
+async fn a_killed_worker_is_replaced() {
+    let s = start(&[("ATTEST_EXPAND", "1")]).await;
+    let (first, _, _) = s.call("sym.simplify", json!({"expr": "(x+1)^2"})).await;
+    assert_eq!(first["ok"], true, "{first:#}");
+    let workers = children(s.pid);
+    assert!(!workers.is_empty(), "the server has no worker process");
+    for w in &workers {
+        std::process::Command::new("kill").args(["-KILL", &w.to_string()]).status().unwrap();
+    }
+    let mut refusals = 0;
+    for _ in 0..3 {
+        let (out, text, is_error) = s.call("sym.verify", json!({"lhs": "x^2 - 1", "rhs": "(x-1)(x+1)"})).await;
+        assert!(!is_error, "a dead worker surfaced as an MCP error: {text}");
+        if out["ok"] == false {
+            refusals += 1;
+            let answer = out["answer"].as_str().unwrap();
+            assert!(answer.starts_with("the computation"), "not the sandbox's message: {answer}");
+        }
+    }
+    assert!(refusals <= workers.len(), "more failed calls than dead workers");
+    let (last, _, _) = s.call("sym.verify", json!({"lhs": "x^2 - 1", "rhs": "(x-1)(x+1)"})).await;
+    assert_eq!(last["ok"], true, "{last:#}");
+    assert!(children(s.pid).iter().all(|p| !workers.contains(p)), "a killed worker is still in use");
+    s.client.cancel().await.unwrap();
+}
+
+/// The live child processes of `pid` (Linux: /proc/<pid>/task/*/children).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return out };
+    for t in tasks.flatten() {
+        if let Ok(list) = std::fs::read_to_string(t.path().join("children")) {
+            out.extend(list.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        }
+    }
+    out.retain(|p| {
+        std::fs::read_to_string(format!("/proc/{p}/stat"))
+            .map(|st| !st.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+            .unwrap_or(false)
+    });
+    out
 }
 
 #[tokio::test]

@@ -583,18 +583,18 @@ async fn check(exec: &dyn Executor, a: CheckArgs) -> Answer<Data<CheckReport>> {
 
 /// Run a sym tool by name on JSON arguments (what `sym.ask` routed to).
 async fn dispatch(exec: &dyn Executor, tool: &str, args: Map<String, Value>) -> Answer<Value> {
-    fn read<A: serde::de::DeserializeOwned>(tool: &str, args: Map<String, Value>) -> Result<A, Answer<Value>> {
+    fn read<A: serde::de::DeserializeOwned>(tool: &str, args: Map<String, Value>) -> Result<A, String> {
         serde_json::from_value(Value::Object(args)).map_err(|e| {
-            Answer::refuse(format!(
+            format!(
                 "the question was routed to {tool}, but its arguments could not be read ({e}); call {tool} directly"
-            ))
+            )
         })
     }
     macro_rules! go {
         ($f:ident) => {
             match read(tool, args) {
                 Ok(a) => $f(exec, a).await.into_value(),
-                Err(refusal) => refusal,
+                Err(message) => Answer::refuse(message),
             }
         };
     }
