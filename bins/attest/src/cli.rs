@@ -12,7 +12,7 @@ use attest_mcp::{CommonArgs, Served, Transport};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::{demo, emit, print};
+use crate::{demo, emit, feed, kg, print, sym};
 
 #[derive(Parser)]
 #[command(name = "attest", version, about = "Auditable research provenance, fully local.", propagate_version = true)]
@@ -41,14 +41,33 @@ enum Command {
         /// List the decimals no claim covers instead.
         #[arg(long)]
         coverage: bool,
-        /// Show only claims with this verdict.
-        #[arg(long, value_enum)]
-        verdict: Option<Verdict>,
+        /// Show only claims with this verdict (supported, contradicted, unsupported,
+        /// ambiguous, stale or uncited).
+        #[arg(long)]
+        verdict: Option<String>,
     },
+    /// Fetch every subscribed feed into the archive (seeding a new database from a
+    /// feeds file or OPML).
+    Ingest(feed::IngestArgs),
+    /// Your reading feed: list, search, read, rate, explain, sources, personas.
+    Feed {
+        #[command(subcommand)]
+        command: feed::FeedCommand,
+    },
+    /// How well the ranking predicts a reader's own ratings (cross-validated AUC and
+    /// precision at 5).
+    Eval(feed::EvalArgs),
+    /// Exact algebra and calculus: verify, check, simplify, solve, diff, integrate, eval.
+    Sym {
+        #[command(subcommand)]
+        command: sym::SymCommand,
+    },
+    #[command(flatten)]
+    Kg(kg::KgCommand),
     /// Show which tool a question would go to, as JSON. With no question, read one
     /// per line from stdin and print one JSON line each.
     Route {
-        /// The namespace: runs, sym (feed and kg arrive with their surfaces).
+        /// The namespace: feed, runs, kg or sym.
         surface: String,
         /// The question.
         question: Option<String>,
@@ -137,16 +156,6 @@ enum RunsCommand {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum Verdict {
-    Supported,
-    Contradicted,
-    Unsupported,
-    Ambiguous,
-    Stale,
-    Uncited,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
 enum EmitTarget {
     Hermes,
     Claude,
@@ -188,6 +197,11 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
     match command {
         Command::Runs { command } => runs(command, &config, json).await,
         Command::Claims { path, coverage, verdict } => claims(path, coverage, verdict, &config, json).await,
+        Command::Ingest(args) => feed::ingest(args, &config, json).await,
+        Command::Feed { command } => feed::run(command, &config, json).await,
+        Command::Eval(args) => feed::eval(args, &config, json).await,
+        Command::Sym { command } => sym::run(command, json).await,
+        Command::Kg(command) => kg::run(command, &config).await,
         Command::Route { surface, question } => route(&surface, question),
         Command::Serve { surface, http } => serve(surface, http, &config).await,
         Command::Backup { dest } => {
@@ -228,12 +242,34 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
 pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
     let mut c = Catalogue::new();
     c.extend(attest_runs::tools::catalogue(config).await?);
+    c.extend(feed::catalogue(config).await?);
+    c.merge(attest_kg::tools::catalogue(config).await?);
+    let sources = attest_cite::scan::resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
+    let resolver = std::sync::Arc::new(attest_cite::Resolver::build(&sources).await);
+    c.merge(attest_cite::tools::tools(std::sync::Arc::clone(&resolver)));
+    c.merge(Catalogue::from(vec![attest_cite::tools::check_tool(resolver, config.root.clone())]));
+    c.merge(attest_sym::tools::catalogue(std::sync::Arc::new(sym_sandbox()?)));
     Ok(c)
+}
+
+/// The symbolic tools' executor for `attest serve`: this binary's `worker` mode in the
+/// sandbox's processes, with its default limits (a wall-clock timeout and a memory cap),
+/// exactly as `attest-symbolic` runs them.
+fn sym_sandbox() -> anyhow::Result<impl Fn(Value) -> attest_sym::tools::Pending + Send + Sync> {
+    let program = std::env::current_exe().context("cannot find this executable to start symbolic workers")?;
+    let mut spec = attest_sandbox::Spec::new(program);
+    spec.args = vec!["worker".into()];
+    spec.workers = 2;
+    let pool = attest_sandbox::Pool::new(spec);
+    Ok(move |request: Value| -> attest_sym::tools::Pending {
+        let pool = pool.clone();
+        Box::pin(async move { pool.call(&request).await.map_err(|e| e.to_string()) })
+    })
 }
 
 /// Call a tool and print its answer; returns the answer for exit-code decisions.
 async fn call(config: &Config, tool: &str, args: Value, json: bool) -> anyhow::Result<Answer<Value>> {
-    let catalogue = catalogue(config).await?;
+    let catalogue = attest_runs::tools::catalogue(config).await?;
     let args: JsonObject = args.as_object().cloned().unwrap_or_default();
     let answer = catalogue.call(tool, args).await.map_err(|f| anyhow::anyhow!("{f}"))?;
     let mut out = std::io::stdout().lock();
@@ -355,7 +391,7 @@ fn parse_pairs(specs: &[String]) -> anyhow::Result<Value> {
 async fn claims(
     path: Option<PathBuf>,
     coverage: bool,
-    verdict: Option<Verdict>,
+    verdict: Option<String>,
     config: &Config,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
@@ -377,11 +413,15 @@ async fn claims(
             Some(if path.is_dir() { path.clone() } else { path.parent().map(PathBuf::from).unwrap_or_default() });
     }
     let config = &config;
+    if let Some(v) = &verdict {
+        if let Err(e) = v.parse::<attest_runs::claims::Verdict>() {
+            return usage(e);
+        }
+    }
     if coverage {
         let a = call(config, "runs.claims_coverage", json!({ "path": path }), json).await?;
         return Ok(code(&a));
     }
-    let verdict = verdict.map(|v| v.to_possible_value().map(|p| p.get_name().to_string()).unwrap_or_default());
     let a = call(config, "runs.claims_check", json!({ "path": path, "verdict": verdict }), json).await?;
     if !a.ok {
         return Ok(ExitCode::FAILURE);
@@ -397,6 +437,8 @@ fn router(namespace: &str) -> Option<fn(&str) -> Decision> {
     match namespace {
         "runs" | "provenance" => Some(attest_runs::router::route),
         "sym" | "symbolic" => Some(|q| attest_sym::route(q, "")),
+        "feed" => Some(attest_feed::router::route),
+        "kg" | "knowledge" => Some(attest_kg::router::route),
         _ => None,
     }
 }
@@ -407,10 +449,7 @@ fn decision_json(d: &Decision) -> Value {
 
 fn route(surface: &str, question: Option<String>) -> anyhow::Result<ExitCode> {
     let Some(route) = router(surface) else {
-        let known = ["runs", "sym"];
-        if ["feed", "kg", "knowledge"].contains(&surface) {
-            return usage(format!("the {surface} router is not built into this attest yet; routers here: runs, sym"));
-        }
+        let known = ["runs", "sym", "feed", "kg"];
         return usage(format!("unknown surface '{surface}': use one of {}", known.join(", ")));
     };
     let mut out = std::io::stdout().lock();

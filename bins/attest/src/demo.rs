@@ -12,10 +12,8 @@ fn find_workspace(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     if let Some(p) = given {
         return Ok(p);
     }
-    let candidates = [
-        PathBuf::from("examples/workspace"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workspace"),
-    ];
+    let candidates =
+        [PathBuf::from("examples/workspace"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workspace")];
     for c in candidates {
         if c.is_dir() {
             return Ok(std::path::absolute(&c)?);
@@ -31,9 +29,19 @@ fn steps(ws: &Path) -> Vec<(&'static str, &'static str, Value)> {
         ("read the artifacts on disk into the ledger", "runs.scan", json!({ "confirm": true })),
         ("which arm of my kdalpha sweep won?", "runs.ask", json!({ "question": "which arm of my kdalpha sweep won?" })),
         ("compare the prompt family", "runs.compare", json!({ "family": "prompt" })),
-        ("are the numbers in my draft right?", "runs.ask", json!({ "question": "are the numbers in my draft right?", "path": draft })),
+        (
+            "are the numbers in my draft right?",
+            "runs.ask",
+            json!({ "question": "are the numbers in my draft right?", "path": draft }),
+        ),
         ("which numbers in the draft does no claim back?", "runs.claims_coverage", json!({ "path": draft })),
         ("what should I read today?", "runs.ask", json!({ "question": "what should I read today?" })),
+        (
+            "is (a+b)^2 the same as a^2 + 2ab + b^2?",
+            "sym.ask",
+            json!({ "question": "is (a+b)^2 equal to a^2 + 2ab + b^2?" }),
+        ),
+        ("is sqrt(x^2) = x an identity?", "sym.ask", json!({ "question": "verify sqrt(x^2) = x" })),
         ("hello", "runs.ask", json!({ "question": "hello" })),
     ]
 }

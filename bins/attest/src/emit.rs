@@ -118,7 +118,8 @@ mod tests {
 
     #[test]
     fn hermes_yaml_carries_absolute_paths_and_env() {
-        let found = vec![Found { surface: Surface::find("provenance").unwrap(), path: "/bin/attest-provenance".into() }];
+        let found =
+            vec![Found { surface: Surface::find("provenance").unwrap(), path: "/bin/attest-provenance".into() }];
         let y = hermes(&found, &config());
         let v: serde_norway::Value = serde_norway::from_str(&y).unwrap();
         let e = &v["mcp_servers"]["attest-provenance"];

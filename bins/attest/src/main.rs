@@ -6,10 +6,18 @@
 mod cli;
 mod demo;
 mod emit;
+mod feed;
+mod kg;
 mod print;
+mod sym;
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // `attest worker` is the sandboxed symbolic worker `attest serve` starts: first
+    // thing, before any logging or runtime.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "worker") {
+        return attest_sandbox::worker_main(attest_sym::worker::handle);
+    }
     cli::main()
 }

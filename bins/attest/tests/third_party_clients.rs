@@ -37,12 +37,8 @@ fn python(venv: &str) -> PathBuf {
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .arg("-r")
-        .arg(repo().join("examples/workspace/."))
-        .arg(dir.path())
-        .status()
-        .unwrap();
+    let status =
+        Command::new("cp").arg("-r").arg(repo().join("examples/workspace/.")).arg(dir.path()).status().unwrap();
     assert!(status.success());
     dir
 }
@@ -97,7 +93,14 @@ fn hermes_agent_loads_the_emitted_config_and_runs_ask() {
         .arg(repo().join("tests/python/hermes_check.py"))
         .arg("--config")
         .arg(&config)
-        .args(["--server", "attest-provenance", "--question", "which arm of the kdalpha sweep won?", "--expect-ok", "true"])
+        .args([
+            "--server",
+            "attest-provenance",
+            "--question",
+            "which arm of the kdalpha sweep won?",
+            "--expect-ok",
+            "true",
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

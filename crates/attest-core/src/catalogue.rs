@@ -261,6 +261,16 @@ pub struct Listing {
     pub tools: Vec<Listed>,
 }
 
+impl From<Vec<Tool>> for Catalogue {
+    fn from(tools: Vec<Tool>) -> Self {
+        let mut c = Catalogue::new();
+        for t in tools {
+            c.push(t);
+        }
+        c
+    }
+}
+
 impl Catalogue {
     /// An empty catalogue.
     pub fn new() -> Self {
@@ -280,6 +290,17 @@ impl Catalogue {
     pub fn extend(&mut self, other: Catalogue) {
         for t in other.tools {
             self.push(t);
+        }
+    }
+
+    /// Add the tools of another catalogue that this one does not have yet: the same
+    /// tool reached through two domains (e.g. `feed.search` on the knowledge surface)
+    /// is served once.
+    pub fn merge(&mut self, other: Catalogue) {
+        for t in other.tools {
+            if self.get(t.name()).is_none() {
+                self.tools.push(t);
+            }
         }
     }
 

@@ -42,6 +42,17 @@ pub trait Executor: Send + Sync {
     fn run(&self, request: Value) -> Pending;
 }
 
+/// Any function from a request to a pending response is an executor, so a binary can
+/// wrap its own sandbox in a closure.
+impl<F> Executor for F
+where
+    F: Fn(Value) -> Pending + Send + Sync,
+{
+    fn run(&self, request: Value) -> Pending {
+        self(request)
+    }
+}
+
 /// Computes in this process by calling [`worker::handle`] directly. For tests and the
 /// CLI: the library's own limits still hold, but there is no wall-clock timeout and no
 /// memory cap, so servers use a sandboxed executor instead.
