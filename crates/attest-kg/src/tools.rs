@@ -383,13 +383,9 @@ fn db(e: sqlx::Error) -> Fault {
     Fault::new("reading the feed archive", e)
 }
 
-fn limit_of(v: Option<i64>, default: i64, max: i64, what: &str) -> Result<usize, Answer<Value>> {
+fn limit_of(v: Option<i64>, default: i64, max: i64, what: &str) -> Result<usize, String> {
     let l = v.unwrap_or(default);
-    if (1..=max).contains(&l) {
-        Ok(l as usize)
-    } else {
-        Err(Answer::refuse(format!("{what} must be between 1 and {max} (got {l})")))
-    }
+    if (1..=max).contains(&l) { Ok(l as usize) } else { Err(format!("{what} must be between 1 and {max} (got {l})")) }
 }
 
 fn refusal(r: Refusal, loaded: &Loaded) -> Answer<Value> {
@@ -449,7 +445,7 @@ macro_rules! limit {
     ($v:expr, $d:expr, $m:expr, $what:expr) => {
         match limit_of($v, $d, $m, $what) {
             Ok(l) => l,
-            Err(refusal) => return Ok(refusal),
+            Err(msg) => return Ok(Answer::refuse(msg)),
         }
     };
 }
