@@ -95,7 +95,8 @@ impl Server {
 
 fn validate(schema: &Value, instance: &Value, what: &str) {
     let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: bad schema: {e}"));
-    let errors: Vec<String> = validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    let errors: Vec<String> =
+        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
     assert!(errors.is_empty(), "{what}: result does not match its outputSchema: {errors:?}\n{instance:#}");
 }
 
@@ -198,8 +199,11 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
     let f = std::fs::File::create(&big).unwrap();
     f.set_len(50 * 1024 * 1024).unwrap();
     std::fs::write(root.join("asr-distill/results/broken_x.json"), "{\"wer\": 0.1,").unwrap();
-    std::fs::write(root.join("paper/unclosed.md"), "Numbers: 0.5\n<!-- claim: asr-distill/kdalpha_0 metric=wer value=0.0812\n")
-        .unwrap();
+    std::fs::write(
+        root.join("paper/unclosed.md"),
+        "Numbers: 0.5\n<!-- claim: asr-distill/kdalpha_0 metric=wer value=0.0812\n",
+    )
+    .unwrap();
     let s = start(root, &[("ATTEST_EXPAND", "1")]).await;
     let schemas: std::collections::HashMap<String, Value> = s
         .tools()

@@ -39,12 +39,17 @@ fn env_for(s: &Surface, config: &Config) -> BTreeMap<String, String> {
                     env.insert(var.to_string(), absolute(r).display().to_string());
                 }
             }
-            _ => {}
-        }
-    }
-    if let Some(d) = &config.metric_directions {
-        if s.name == "provenance" {
-            env.insert("ATTEST_METRIC_DIRECTIONS".into(), absolute(d).display().to_string());
+            "ATTEST_METRIC_DIRECTIONS" => {
+                if let Some(d) = &config.metric_directions {
+                    env.insert(var.to_string(), absolute(d).display().to_string());
+                }
+            }
+            // Anything else the server reads is passed through when it is set here.
+            other => {
+                if let Some(v) = std::env::var(other).ok().filter(|v| !v.is_empty()) {
+                    env.insert(other.to_string(), v);
+                }
+            }
         }
     }
     env

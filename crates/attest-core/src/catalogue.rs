@@ -369,7 +369,9 @@ impl Catalogue {
         let Some(target) = target.as_str().map(str::trim) else {
             return Ok(Answer::refuse(format!("{ask}: `tool` must be a tool name, one of {}.", callable.join(", "))));
         };
-        let target = target.replacen('_', ".", 1);
+        // `runs_compare` (the underscore spelling) means `runs.compare`; a dotted name
+        // is taken as it is, so `runs.claims_check` keeps its underscore.
+        let target = if target.contains('.') { target.to_string() } else { target.replacen('_', ".", 1) };
         let target = target.as_str();
         if !callable.contains(&target) {
             return Ok(Answer::refuse(format!(
@@ -499,6 +501,8 @@ mod tests {
         assert!(b.answer.contains("not a tool of this surface"));
         let u = block(c.call("t.ask", obj(serde_json::json!({"tool": "t_echo", "args": {"word": "a"}})))).unwrap();
         assert!(u.ok, "underscore spelling is accepted");
+        let d = block(c.call("t.ask", obj(serde_json::json!({"tool": "t.echo_twice"})))).unwrap();
+        assert!(d.answer.contains("'t.echo_twice'"), "a dotted name keeps its underscores: {}", d.answer);
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub const SURFACES: &[Surface] = &[
         serves: &["feed"],
         summary: "Your reading feed: what to read today, search, ratings and subscriptions.",
         goal: "Answers \"what should I read today?\", \"anything new on X?\", \"why is this ranked so high?\" from the reader's own subscribed feeds, locally.",
-        env: &["ATTEST_DB"],
+        env: &["ATTEST_DB", "ATTEST_FEED_LOCAL", "ATTEST_FEED_TIMEOUT"],
     },
     Surface {
         name: "provenance",
@@ -77,7 +77,7 @@ pub const SURFACES: &[Surface] = &[
         serves: &["runs", "cite.check"],
         summary: "Your experiment runs and your drafts: which arm won, on what evidence, and whether the numbers you wrote are still true.",
         goal: "Answers \"which arm of my sweep won?\" and \"are the numbers in my draft right?\" from the artifacts on disk. Caveats are the product: relay them whole. A refusal is the right answer; never work around one by picking a metric.",
-        env: &["ATTEST_DB", "RESEARCH_ROOT"],
+        env: &["ATTEST_DB", "RESEARCH_ROOT", "ATTEST_METRIC_DIRECTIONS", "ATTEST_BIB", "ATTEST_ZOTERO"],
     },
     Surface {
         name: "knowledge",
@@ -86,7 +86,14 @@ pub const SURFACES: &[Surface] = &[
         serves: &["kg", "feed.search", "cite"],
         summary: "The concept graph of what you have read, the items behind it and the references they cite.",
         goal: "Answers \"how does X connect to Y in what I read?\" and \"what are my main research areas?\" from the reader's own archive, never from the web.",
-        env: &["ATTEST_DB"],
+        env: &[
+            "ATTEST_DB",
+            "RESEARCH_ROOT",
+            "ATTEST_BIB",
+            "ATTEST_ZOTERO",
+            "ATTEST_CITATION_WEB",
+            "ATTEST_CITATION_CACHE",
+        ],
     },
     Surface {
         name: "symbolic",
