@@ -49,6 +49,12 @@ ensure() {
     echo "py-venvs: $name ready in $((SECONDS - t0)) s" >&2
 }
 
+# Tests that need the clients run this script themselves, possibly several at once:
+# one run builds, the others wait for it and then find the stamps in place.
+mkdir -p "$PY_DIR"
+exec 9>"$PY_DIR/.lock"
+flock 9
+
 targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(mcp hermes)
 for t in "${targets[@]}"; do

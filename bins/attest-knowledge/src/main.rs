@@ -9,15 +9,16 @@
 
 use std::sync::Arc;
 
-use attest_cite::{Resolver, scan::resolver_config, tools as cite};
+use attest_cite::{Sources, scan::resolver_config, tools as cite};
 
 fn main() -> std::process::ExitCode {
     attest_mcp::surface_main("knowledge", |config| async move {
         let mut catalogue = attest_kg::tools::catalogue(&config).await?;
         let sources = resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
-        let resolver = Arc::new(Resolver::build(&sources).await);
-        catalogue.extend(cite::tools(Arc::clone(&resolver)));
-        catalogue.push(cite::check_tool(resolver, config.root.clone()));
+        // Read on the first citation call, not before the handshake.
+        let sources = Sources::lazy(sources);
+        catalogue.extend(cite::tools(Arc::clone(&sources)));
+        catalogue.push(cite::check_tool(sources, config.root.clone()));
         Ok(catalogue)
     })
 }

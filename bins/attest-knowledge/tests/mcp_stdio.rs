@@ -1,6 +1,6 @@
 //! The knowledge surface through a real MCP client: the rmcp client spawns the real
 //! `attest-knowledge` binary over stdio, on a temporary database into which the
-//! committed fixture archive (`fixtures/planted.atom`) was ingested through
+//! committed fixture archive (`tests/fixtures/kg/planted.atom`) was ingested through
 //! attest-feed's own parser and store.
 //!
 //! The fixture plants two clusters and a bridge:
@@ -36,7 +36,7 @@ impl ClientHandler for Watcher {
     }
 }
 
-const FIXTURE: &str = include_str!("fixtures/planted.atom");
+const FIXTURE: &str = include_str!("../../../tests/fixtures/kg/planted.atom");
 
 /// A database holding the planted archive, a reader `alice` who rated the RL items and
 /// a bridge item, and read one RL item.
@@ -290,10 +290,13 @@ async fn answers_follow_the_archive_without_a_restart() {
     assert_eq!(before["data"]["total"], 9, "{before:#}");
     let store = attest_store::Store::open(&db).await.unwrap();
     let feed = FeedStore::new(store.clone());
-    // Tag the untagged item twice over (its keyphrases reuse the archive's words).
-    let r = attest_kg::tools::tag_untagged(&feed, 5).await.unwrap();
-    assert_eq!((r.untagged, r.tagged), (1, 1), "{r:?}");
-    assert_eq!(attest_kg::tools::tag_untagged(&feed, 5).await.unwrap().untagged, 0, "tagging is idempotent");
+    // The fixture was stored without ingest's keyphrase step, so every item is a
+    // candidate; the one item without feed tags gets tags for the first time.
+    let r = attest_feed::tagging::tag_with_keyphrases(&feed, 5).await.unwrap();
+    assert_eq!(r.candidates, r.tagged, "every item has usable words: {r:?}");
+    assert!(r.tagged > 1 && r.tags_written >= r.tagged, "{r:?}");
+    let again = attest_feed::tagging::tag_with_keyphrases(&feed, 5).await.unwrap();
+    assert_eq!((again.candidates, again.tags_written), (0, 0), "tagging is idempotent: {again:?}");
     store.close().await;
     let after = s.ok("kg.neighbors", json!({"concept": "retrieval"})).await;
     assert!(after["caveat"].is_null() || !after["caveat"].as_str().unwrap().contains("attest tag"), "{after:#}");

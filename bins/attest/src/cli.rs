@@ -245,9 +245,9 @@ pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
     c.extend(feed::catalogue(config).await?);
     c.merge(attest_kg::tools::catalogue(config).await?);
     let sources = attest_cite::scan::resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
-    let resolver = std::sync::Arc::new(attest_cite::Resolver::build(&sources).await);
-    c.merge(attest_cite::tools::tools(std::sync::Arc::clone(&resolver)));
-    c.merge(Catalogue::from(vec![attest_cite::tools::check_tool(resolver, config.root.clone())]));
+    let sources = attest_cite::Sources::lazy(sources);
+    c.merge(attest_cite::tools::tools(std::sync::Arc::clone(&sources)));
+    c.merge(Catalogue::from(vec![attest_cite::tools::check_tool(sources, config.root.clone())]));
     c.merge(attest_sym::tools::catalogue(std::sync::Arc::new(sym_sandbox()?)));
     Ok(c)
 }
@@ -413,10 +413,10 @@ async fn claims(
             Some(if path.is_dir() { path.clone() } else { path.parent().map(PathBuf::from).unwrap_or_default() });
     }
     let config = &config;
-    if let Some(v) = &verdict {
-        if let Err(e) = v.parse::<attest_runs::claims::Verdict>() {
-            return usage(e);
-        }
+    if let Some(v) = &verdict
+        && let Err(e) = v.parse::<attest_runs::claims::Verdict>()
+    {
+        return usage(e);
     }
     if coverage {
         let a = call(config, "runs.claims_coverage", json!({ "path": path }), json).await?;

@@ -1,10 +1,6 @@
 //! The knowledge commands: `attest kg-report` (graph health, research areas and an SVG
-//! picture of the largest component) and `attest tag` (keyphrase tags for items that
-//! carry none).
-//!
-//! Mount (in cli.rs): a variant `#[command(flatten)] Kg(kg::KgCommand)` of the command
-//! enum, dispatched to [`run`] with the resolved configuration. Needs `attest-kg` and
-//! `attest-feed` (and `attest-store`) in bins/attest/Cargo.toml.
+//! picture of the largest component) and `attest tag` (keyphrase tags for items no
+//! tagger has seen; with `--chat`, topic tags from a configured chat model).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use attest_core::Config;
 use attest_feed::FeedStore;
+use attest_feed::tagging;
 use attest_kg::{Params, report, tools};
 
 /// `attest kg-report` and `attest tag`.
@@ -28,12 +25,21 @@ pub enum KgCommand {
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
     },
-    /// Tag the archive's untagged items with keyphrases from their titles and
-    /// abstracts, so they join the concept graph. Items with tags are left alone.
+    /// Tag items with keyphrases from their titles and abstracts, so they join the
+    /// concept graph. Ingest already does this for new items; this catches up items
+    /// stored before. With --chat, ask the chat model at LLM_BASE_URL (LLM_MODEL,
+    /// optional LLM_API_KEY) for topic tags instead, replacing keyphrases; tags the
+    /// feed itself carried are never touched.
     Tag {
         /// Most keyphrases per item.
-        #[arg(long, default_value_t = tools::DEFAULT_TAGS_PER_ITEM, value_name = "N")]
+        #[arg(long, default_value_t = attest_tags::DEFAULT_TAGS_PER_ITEM, value_name = "N")]
         max: usize,
+        /// Use the configured chat model (off unless LLM_BASE_URL and LLM_MODEL are set).
+        #[arg(long)]
+        chat: bool,
+        /// With --chat: most items to tag in this run, newest first.
+        #[arg(long, default_value_t = 200, value_name = "N")]
+        limit: usize,
     },
 }
 
@@ -45,7 +51,8 @@ pub async fn run(command: KgCommand, config: &Config) -> anyhow::Result<ExitCode
     let feed = FeedStore::new(store);
     match command {
         KgCommand::KgReport { min_size, svg } => kg_report(&feed, min_size.max(1), svg).await,
-        KgCommand::Tag { max } => tag(&feed, max.clamp(1, 20)).await,
+        KgCommand::Tag { chat: true, limit, .. } => chat_tag(&feed, limit.max(1)).await,
+        KgCommand::Tag { max, .. } => tag(&feed, max.clamp(1, 20)).await,
     }
 }
 
@@ -67,17 +74,49 @@ async fn kg_report(feed: &FeedStore, min_size: usize, svg: Option<PathBuf>) -> a
 }
 
 async fn tag(feed: &FeedStore, max: usize) -> anyhow::Result<ExitCode> {
-    let r = tools::tag_untagged(feed, max).await.context("tagging items")?;
-    if r.untagged == 0 {
-        println!("every item already has tags; nothing to do");
+    let r = tagging::tag_with_keyphrases(feed, max).await.context("tagging items")?;
+    if r.candidates == 0 {
+        println!("every item already has keyphrase or chat tags; nothing to do");
     } else {
         println!(
-            "tagged {} of {} untagged items with {} keyphrase tags{}",
+            "tagged {} of {} items with {} keyphrase tags{}",
             r.tagged,
-            r.untagged,
+            r.candidates,
             r.tags_written,
-            if r.tagged < r.untagged { " (the rest had no usable words in title or abstract)" } else { "" }
+            if r.tagged < r.candidates { " (the rest had no usable words in title or abstract)" } else { "" }
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `attest tag --chat`: exit 2 when no chat model is configured, 1 when the endpoint
+/// could not be reached or no item could be tagged.
+async fn chat_tag(feed: &FeedStore, limit: usize) -> anyhow::Result<ExitCode> {
+    let settings = match tagging::ChatSettings::from_env(|k| std::env::var(k).ok()) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            eprintln!(
+                "attest: no chat model is configured: set LLM_BASE_URL (an OpenAI-compatible address such as http://localhost:11434/v1) and LLM_MODEL, or run `attest tag` without --chat for keyphrases"
+            );
+            return Ok(ExitCode::from(2));
+        }
+        Err(why) => {
+            eprintln!("attest: {why}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let model = std::sync::Arc::new(tagging::HttpChat::new(settings));
+    let r = tagging::tag_with_chat(feed, model, limit).await.context("tagging items")?;
+    println!("tagged {} of {} items with {}", r.tagged, r.candidates, r.model);
+    for (id, why) in r.failed.iter().take(10) {
+        println!("item {id} keeps its keyphrases: {why}");
+    }
+    if r.failed.len() > 10 {
+        println!("… and {} more items kept their keyphrases", r.failed.len() - 10);
+    }
+    if let Some(why) = &r.stopped {
+        eprintln!("attest: stopped: {why} (items tagged so far are kept; run again to continue)");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(if r.tagged == 0 && !r.failed.is_empty() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

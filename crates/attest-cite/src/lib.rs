@@ -32,4 +32,4 @@ pub mod zotero;
 
 pub use check::{Uncited, uncited};
 pub use reference::{Reference, Source};
-pub use resolver::{Resolver, ResolverConfig, SourceInfo};
+pub use resolver::{Resolver, ResolverConfig, SourceInfo, Sources};

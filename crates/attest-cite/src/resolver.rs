@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -97,6 +98,53 @@ pub struct Found {
     pub references: Vec<Reference>,
     /// How many records matched in all.
     pub matches: usize,
+}
+
+/// Citation sources as a server holds them: read on first use, then kept. A surface
+/// starts answering at once instead of first walking the research root for `.bib`
+/// files; the first citation tool called pays for the load, once.
+pub struct Sources {
+    config: Option<ResolverConfig>,
+    cell: tokio::sync::OnceCell<Arc<Resolver>>,
+}
+
+impl std::fmt::Debug for Sources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sources").field("loaded", &self.cell.initialized()).finish()
+    }
+}
+
+impl Sources {
+    /// Sources read from `config` when first needed.
+    pub fn lazy(config: ResolverConfig) -> Arc<Sources> {
+        Arc::new(Sources { config: Some(config), cell: tokio::sync::OnceCell::new() })
+    }
+
+    /// Sources already loaded.
+    pub fn ready(resolver: Arc<Resolver>) -> Arc<Sources> {
+        Arc::new(Sources { config: None, cell: tokio::sync::OnceCell::new_with(Some(resolver)) })
+    }
+
+    /// The resolver, loading the sources on the first call.
+    pub async fn get(&self) -> Arc<Resolver> {
+        let config = self.config.as_ref();
+        let load = || async move {
+            match config {
+                Some(c) => Arc::new(Resolver::build(c).await),
+                None => Arc::new(Resolver::empty()),
+            }
+        };
+        Arc::clone(self.cell.get_or_init(load).await)
+    }
+
+    /// Whether a lookup may reach the network, known without loading anything.
+    pub fn online(&self) -> bool {
+        match (self.cell.get(), &self.config) {
+            (Some(r), _) => r.online(),
+            (None, Some(c)) => c.web && cfg!(feature = "web"),
+            (None, None) => false,
+        }
+    }
 }
 
 /// Every configured citation source, loaded once.

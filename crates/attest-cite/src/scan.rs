@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::tools::{CheckData, check_answer};
-use crate::{Resolver, ResolverConfig};
+use crate::{Resolver, ResolverConfig, Sources};
 
 /// Drafts larger than this are skipped (and reported), not read.
 pub const MAX_DRAFT_BYTES: u64 = 20 * 1024 * 1024;
@@ -304,7 +304,7 @@ pub async fn check(resolver: &Resolver, root: Option<&Path>, args: CheckArgs) ->
 
 /// The `cite.check` tool: claims whose `cite=` key no source resolves, in a draft or a
 /// directory of drafts under `root`. Without a root, only absolute paths are read.
-pub fn check_tool(resolver: Arc<Resolver>, root: Option<PathBuf>) -> Tool {
+pub fn check_tool(sources: Arc<Sources>, root: Option<PathBuf>) -> Tool {
     let root = Arc::new(root);
     Tool::new(
         ToolSpec {
@@ -314,8 +314,8 @@ pub fn check_tool(resolver: Arc<Resolver>, root: Option<PathBuf>) -> Tool {
             hints: Hints::READ,
         },
         move |a: CheckArgs| {
-            let (r, root) = (Arc::clone(&resolver), Arc::clone(&root));
-            async move { check(&r, root.as_deref(), a).await.map(Answer::into_value) }
+            let (r, root) = (Arc::clone(&sources), Arc::clone(&root));
+            async move { check(&*r.get().await, root.as_deref(), a).await.map(Answer::into_value) }
         },
     )
 }

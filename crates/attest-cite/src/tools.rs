@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{Uncited, miss_message, uncited};
 pub use crate::scan::check_tool;
-use crate::{Reference, Resolver, Source, SourceInfo};
+use crate::{Reference, Resolver, Source, SourceInfo, Sources};
 
 /// Most results `cite.search` returns at once.
 pub const MAX_SEARCH: i64 = 25;
@@ -308,12 +308,12 @@ pub fn check_answer(
     a
 }
 
-/// The citation tools over `resolver`. All only read; `cite.lookup` reaches the
-/// network only when the resolver was built with the web enabled.
-pub fn tools(resolver: Arc<Resolver>) -> Catalogue {
+/// The citation tools over `sources` (loaded on the first call). All only read;
+/// `cite.lookup` reaches the network only when the sources enable the web.
+pub fn tools(sources: Arc<Sources>) -> Catalogue {
     let mut c = Catalogue::new();
-    let lookup_hints = Hints { open_world: resolver.online(), ..Hints::READ };
-    let r = Arc::clone(&resolver);
+    let lookup_hints = Hints { open_world: sources.online(), ..Hints::READ };
+    let r = Arc::clone(&sources);
     c.push(Tool::new(
         spec(
             "cite.lookup",
@@ -323,10 +323,10 @@ pub fn tools(resolver: Arc<Resolver>) -> Catalogue {
         ),
         move |a: LookupArgs| {
             let r = Arc::clone(&r);
-            async move { lookup(&r, a).await.map(Answer::into_value) }
+            async move { lookup(&r.get().await, a).await.map(Answer::into_value) }
         },
     ));
-    let r = Arc::clone(&resolver);
+    let r = Arc::clone(&sources);
     c.push(Tool::new(
         spec(
             "cite.search",
@@ -336,10 +336,10 @@ pub fn tools(resolver: Arc<Resolver>) -> Catalogue {
         ),
         move |a: SearchArgs| {
             let r = Arc::clone(&r);
-            async move { search(&r, a).await.map(Answer::into_value) }
+            async move { search(&r.get().await, a).await.map(Answer::into_value) }
         },
     ));
-    let r = Arc::clone(&resolver);
+    let r = Arc::clone(&sources);
     c.push(Tool::new(
         spec(
             "cite.sources",
@@ -349,7 +349,7 @@ pub fn tools(resolver: Arc<Resolver>) -> Catalogue {
         ),
         move |_: NoArgs| {
             let r = Arc::clone(&r);
-            async move { sources(&r).await.map(Answer::into_value) }
+            async move { self::sources(&r.get().await).await.map(Answer::into_value) }
         },
     ));
     c

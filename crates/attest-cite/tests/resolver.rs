@@ -126,7 +126,7 @@ fn obj(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
 async fn tools_answer_in_one_line_and_refuse_with_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let r = Arc::new(resolver(dir.path()).await);
-    let cat = tools::tools(Arc::clone(&r));
+    let cat = tools::tools(attest_cite::Sources::ready(Arc::clone(&r)));
     assert_eq!(cat.names(), ["cite.lookup", "cite.search", "cite.sources"]);
     for t in cat.tools() {
         assert!(t.spec.hints.read_only && !t.spec.hints.open_world && !t.spec.hints.destructive, "{}", t.name());
@@ -171,7 +171,7 @@ async fn tools_answer_in_one_line_and_refuse_with_what_to_do() {
     assert!(src.caveat.unwrap().contains("could not be read"));
     assert_eq!(src.data.as_ref().unwrap()["offline"], true);
 
-    let bare = tools::tools(Arc::new(Resolver::empty()));
+    let bare = tools::tools(attest_cite::Sources::ready(Arc::new(Resolver::empty())));
     let a = bare.call("cite.sources", obj(json!({}))).await.unwrap();
     assert!(a.answer.starts_with("no citation source is configured"));
     for t in cat.tools() {
@@ -197,7 +197,7 @@ async fn the_default_build_never_goes_online_even_when_asked() {
     let s = r.sources();
     assert_eq!(s.len(), 1);
     assert!(!s[0].network && s[0].problems[0].contains("no network code"), "{s:?}");
-    let cat = tools::tools(Arc::new(r));
+    let cat = tools::tools(attest_cite::Sources::ready(Arc::new(r)));
     assert!(cat.tools().iter().all(|t| !t.spec.hints.open_world));
     let src = cat.call("cite.sources", obj(json!({}))).await.unwrap();
     assert_eq!(src.data.unwrap()["offline"], true);

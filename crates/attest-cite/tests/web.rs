@@ -96,7 +96,7 @@ async fn a_doi_is_fetched_once_then_served_from_the_cache() {
     assert_eq!(seen.lock().unwrap().len(), 2);
 
     // The lookup tool says it may go online.
-    let cat = tools::tools(Arc::clone(&r));
+    let cat = tools::tools(attest_cite::Sources::ready(Arc::clone(&r)));
     assert!(cat.get("cite.lookup").unwrap().spec.hints.open_world);
     assert!(!cat.get("cite.search").unwrap().spec.hints.open_world);
 }

@@ -354,10 +354,10 @@ impl Catalogue {
                 self.names().join(", ")
             )));
         };
-        if name.ends_with(".ask") {
-            if let Some(target) = args.remove("tool").filter(|v| !v.is_null()) {
-                return self.direct(name, target, args.remove("args")).await;
-            }
+        if name.ends_with(".ask")
+            && let Some(target) = args.remove("tool").filter(|v| !v.is_null())
+        {
+            return self.direct(name, target, args.remove("args")).await;
         }
         let answer = tool.call(args).await?;
         Ok(fit(answer))
@@ -403,10 +403,10 @@ pub fn fit(mut answer: Answer<Value>) -> Answer<Value> {
     }
     answer.data = None;
     answer.answer = text::clip(&answer.answer, 600);
-    if let Some(c) = &answer.caveat {
-        if c.chars().count() > 3000 {
-            answer.caveat = Some(text::clip(c, 3000));
-        }
+    if let Some(c) = &answer.caveat
+        && c.chars().count() > 3000
+    {
+        answer.caveat = Some(text::clip(c, 3000));
     }
     answer = answer.with_caveats([format!(
         "the full detail ({size} characters) is over the {MAX_RESPONSE_CHARS}-character budget and was left out; narrow the request (a smaller limit, a project or a family)"

@@ -7,7 +7,9 @@
 //! after that the database is the truth, so a feed removed by the reader is not
 //! re-added by the next ingest, and edits to the file change nothing.
 
+use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -211,11 +213,39 @@ pub fn parse_feed(bytes: &[u8], now: OffsetDateTime) -> Result<ParsedFeed> {
     Ok(ParsedFeed { title, items })
 }
 
-/// Fetch, parse and store one feed. The fetch and parse happen outside any
-/// transaction; the items are written in one. The feed's fetch state (validators,
-/// time, last error) is updated either way.
+/// Keyphrase tags most new items receive at ingest.
+pub const KEYPHRASES_PER_ITEM: usize = 4;
+
+/// Tag parsed items with keyphrases from their titles and summaries
+/// ([`attest_tags::keyphrase::extract`]), mapped onto `vocabulary` (the archive's
+/// concepts, from [`attest_tags::vocabulary`]) where a phrase means one of them.
+/// Deterministic; a keyphrase the feed already gave as a tag is not repeated.
+pub fn add_keyphrases(items: &mut [NewItem], vocabulary: &BTreeSet<String>) {
+    for it in items {
+        it.keyphrases = attest_tags::item_keyphrases(&it.title, &it.summary, &it.tags, vocabulary, KEYPHRASES_PER_ITEM);
+    }
+}
+
+/// The vocabulary keyphrases are mapped onto: every stored tag as a concept.
+async fn load_vocabulary(store: &FeedStore) -> Result<Arc<BTreeSet<String>>> {
+    Ok(Arc::new(attest_tags::vocabulary(store.tag_vocabulary().await?, attest_tags::Canon::builtin())))
+}
+
+/// Fetch, parse, tag and store one feed. The fetch, parse and tagging happen outside
+/// any transaction; the items and their tags are written in one. The feed's fetch
+/// state (validators, time, last error) is updated either way.
 pub async fn ingest_feed(store: &FeedStore, fetcher: &Fetcher, feed: &Feed) -> Result<FeedOutcome> {
-    match ingest_feed_inner(store, fetcher, feed).await {
+    let vocabulary = load_vocabulary(store).await?;
+    ingest_feed_with(store, fetcher, feed, &vocabulary).await
+}
+
+async fn ingest_feed_with(
+    store: &FeedStore,
+    fetcher: &Fetcher,
+    feed: &Feed,
+    vocabulary: &Arc<BTreeSet<String>>,
+) -> Result<FeedOutcome> {
+    match ingest_feed_inner(store, fetcher, feed, vocabulary).await {
         Ok(o) => Ok(o),
         Err(e) => {
             if let Err(db) = store.record_fetch_error(feed.id, &e.to_string()).await {
@@ -226,7 +256,12 @@ pub async fn ingest_feed(store: &FeedStore, fetcher: &Fetcher, feed: &Feed) -> R
     }
 }
 
-async fn ingest_feed_inner(store: &FeedStore, fetcher: &Fetcher, feed: &Feed) -> Result<FeedOutcome> {
+async fn ingest_feed_inner(
+    store: &FeedStore,
+    fetcher: &Fetcher,
+    feed: &Feed,
+    vocabulary: &Arc<BTreeSet<String>>,
+) -> Result<FeedOutcome> {
     let validators = crate::fetch::Validators { etag: feed.etag.clone(), last_modified: feed.last_modified.clone() };
     let body = match fetcher.fetch(&feed.url, &validators).await? {
         Fetched::NotModified => {
@@ -237,9 +272,15 @@ async fn ingest_feed_inner(store: &FeedStore, fetcher: &Fetcher, feed: &Feed) ->
     };
     let now = OffsetDateTime::now_utc();
     let bytes = body.bytes;
-    let parsed = tokio::task::spawn_blocking(move || parse_feed(&bytes, now))
-        .await
-        .map_err(|e| FeedError::NotAFeed(format!("parser task failed: {e}")))??;
+    let vocabulary = Arc::clone(vocabulary);
+    let parsed = tokio::task::spawn_blocking(move || {
+        parse_feed(&bytes, now).map(|mut parsed| {
+            add_keyphrases(&mut parsed.items, &vocabulary);
+            parsed
+        })
+    })
+    .await
+    .map_err(|e| FeedError::NotAFeed(format!("parser task failed: {e}")))??;
     let out = store.add_items(Some(feed.id), &parsed.items, &stamp(now)).await?;
     store.record_fetch_ok(feed.id, Some(&body.validators), parsed.title.as_deref()).await?;
     Ok(FeedOutcome { added: out.added, updated: out.updated, skipped: out.skipped, not_modified: false })
@@ -250,9 +291,10 @@ async fn ingest_feed_inner(store: &FeedStore, fetcher: &Fetcher, feed: &Feed) ->
 /// database failure that prevents listing the feeds ends the run with an error.
 pub async fn ingest_all(store: &FeedStore, fetcher: &Fetcher) -> Result<IngestReport> {
     let feeds = store.feeds().await?;
+    let vocabulary = load_vocabulary(store).await?;
     let mut report = IngestReport { feeds: feeds.len(), ..IngestReport::default() };
     for feed in &feeds {
-        match ingest_feed(store, fetcher, feed).await {
+        match ingest_feed_with(store, fetcher, feed, &vocabulary).await {
             Ok(o) => {
                 report.added += o.added;
                 report.updated += o.updated;

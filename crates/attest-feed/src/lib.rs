@@ -18,6 +18,7 @@ pub mod model;
 pub mod opml;
 pub mod search;
 pub mod store;
+pub mod tagging;
 
 pub mod eval;
 pub mod explain;

@@ -106,8 +106,12 @@ pub struct NewItem {
     pub doi: Option<String>,
     /// See [`Item::arxiv_id`].
     pub arxiv_id: Option<String>,
-    /// Normalised, deduplicated tags.
+    /// Normalised, deduplicated tags the feed itself carried (stored with origin
+    /// `feed`).
     pub tags: Vec<String>,
+    /// Keyphrase tags extracted from the title and summary (stored with origin
+    /// `keyphrase`); filled by [`crate::ingest::add_keyphrases`], empty otherwise.
+    pub keyphrases: Vec<String>,
 }
 
 impl NewItem {
@@ -145,6 +149,7 @@ impl NewItem {
             doi,
             arxiv_id,
             tags,
+            keyphrases: Vec::new(),
         }
     }
 }

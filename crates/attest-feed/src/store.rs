@@ -421,6 +421,13 @@ impl FeedStore {
         Ok(out)
     }
 
+    /// Every distinct stored tag, sorted: the vocabulary new keyphrases are mapped
+    /// onto (see [`attest_tags::vocabulary`]).
+    pub async fn tag_vocabulary(&self) -> Result<Vec<String>> {
+        let rows = sqlx::query("SELECT DISTINCT tag FROM item_tags ORDER BY tag").fetch_all(self.pool()).await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     /// The most used tags with their item counts, most used first (ties by name).
     pub async fn tag_counts(&self, limit: usize) -> Result<Vec<(String, i64)>> {
         let rows =
@@ -841,19 +848,25 @@ async fn add_items_tx(
         }
         let ids: HashMap<String, i64> =
             q.fetch_all(&mut **tx).await?.iter().map(|r| (r.get("content_hash"), r.get("id"))).collect();
-        let mut tags: Vec<(i64, &str)> = Vec::new();
+        // The feed's own tags first: a keyphrase that repeats one keeps origin `feed`.
+        let mut tags: Vec<(i64, &str, &str)> = Vec::new();
         for it in chunk {
             let id = ids[&it.content_hash];
             out.new_ids.push(id);
-            tags.extend(it.tags.iter().map(|t| (id, t.as_str())));
+            tags.extend(it.tags.iter().map(|t| (id, t.as_str(), "feed")));
+            tags.extend(it.keyphrases.iter().map(|t| (id, t.as_str(), "keyphrase")));
         }
-        for part in tags.chunks(CHUNK / 2) {
-            let values = (0..part.len()).map(|k| format!("(${}, ${})", 2 * k + 1, 2 * k + 2)).collect::<Vec<_>>();
-            let sql =
-                format!("INSERT INTO item_tags (item_id, tag) VALUES {} ON CONFLICT DO NOTHING", values.join(", "));
+        for part in tags.chunks(CHUNK / 3) {
+            let values = (0..part.len())
+                .map(|k| format!("(${}, ${}, ${})", 3 * k + 1, 3 * k + 2, 3 * k + 3))
+                .collect::<Vec<_>>();
+            let sql = format!(
+                "INSERT INTO item_tags (item_id, tag, origin) VALUES {} ON CONFLICT DO NOTHING",
+                values.join(", ")
+            );
             let mut q = sqlx::query(&sql);
-            for (id, t) in part {
-                q = q.bind(id).bind(*t);
+            for (id, t, origin) in part {
+                q = q.bind(id).bind(*t).bind(*origin);
             }
             q.execute(&mut **tx).await?;
         }

@@ -228,11 +228,12 @@ pub fn route(question: &str) -> Decision {
         Some(d) => {
             // A kg decision still yields to another surface's marker outside the
             // extracted concepts ("which arm of my sweep links ...").
-            if let Some(mut other) = elsewhere(&Question::new(&frame(&text, &d.args)), "kg") {
-                if !other.options.iter().any(|o| o == "feed.search") && other.options[0] != "feed.search" {
-                    other.options.push(d.tool.clone().unwrap_or_default());
-                    return other;
-                }
+            if let Some(mut other) = elsewhere(&Question::new(&frame(&text, &d.args)), "kg")
+                && !other.options.iter().any(|o| o == "feed.search")
+                && other.options[0] != "feed.search"
+            {
+                other.options.push(d.tool.clone().unwrap_or_default());
+                return other;
             }
             d
         }

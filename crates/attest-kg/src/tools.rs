@@ -7,9 +7,9 @@
 //!
 //! The graph is derived on every call, never stored (see `specs/kg.md` for why a cache
 //! does not pay at today's sizes). Tags are the stored `item_tags`, arXiv categories
-//! (`cs.lg`) mapped to their concepts; items without any tag are not guessed at here:
-//! [`tag_untagged`] (`attest tag`) writes keyphrase tags for them, and every answer
-//! says how many items are still untagged.
+//! (`cs.lg`) mapped to their concepts. This crate never writes the archive: ingest
+//! tags new items with keyphrases, `attest tag` (`attest_feed::tagging`) tags older
+//! ones, and every answer says how many items are still untagged.
 //!
 //! Routine failures (an empty archive, an unknown or ambiguous concept, the same
 //! concept twice, a limit out of range) are `ok: false` answers whose line says what to
@@ -28,7 +28,9 @@ use serde_json::{Map, Value, json};
 use sqlx::Row as _;
 
 use crate::graph::{Communities, Concepts, How, Metric, Neighbors, PathAnswer, Refusal, Resolved, Score};
-use crate::{Canon, Graph, Params, keyphrase, router};
+use attest_tags::concept_tags;
+
+use crate::{Graph, Params, router};
 
 /// Most rows a list returns.
 pub const MAX_LIMIT: i64 = 25;
@@ -42,8 +44,6 @@ pub const MAX_MEMBERS: usize = 15;
 pub const EVIDENCE_PER_HOP: usize = 3;
 /// Characters of an item title.
 const TITLE_CHARS: usize = 120;
-/// Keyphrase tags `attest tag` writes per item by default.
-pub const DEFAULT_TAGS_PER_ITEM: usize = 5;
 
 /// What the knowledge tools share: the feed store, the graph thresholds and the feed's
 /// `feed.search` tool.
@@ -100,12 +100,6 @@ impl Loaded {
     }
 }
 
-/// The tags of an item as graph input: arXiv categories become their concepts.
-fn concept_tags(tag: &str) -> Vec<String> {
-    let mapped = keyphrase::arxiv_tags(&[tag]);
-    if mapped.is_empty() { vec![tag.to_string()] } else { mapped }
-}
-
 /// Read the archive's tags and derive the graph.
 pub async fn load(store: &FeedStore, params: Params) -> Result<Loaded, sqlx::Error> {
     let rows = sqlx::query("SELECT item_id, tag FROM item_tags ORDER BY item_id, tag").fetch_all(store.pool()).await?;
@@ -139,56 +133,6 @@ pub async fn reading_weights(store: &FeedStore) -> Result<BTreeMap<i64, f64>, sq
     .fetch_all(store.pool())
     .await?;
     Ok(rows.iter().map(|r| (r.get::<i64, _>(0), r.get::<i64, _>(1) as f64)).collect())
-}
-
-/// What [`tag_untagged`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct TagReport {
-    /// Items that had no tag.
-    pub untagged: usize,
-    /// Items that received keyphrase tags.
-    pub tagged: usize,
-    /// Tags written in all.
-    pub tags_written: usize,
-}
-
-/// Tag every item that has no tag with up to `max` keyphrases from its title and
-/// summary ([`keyphrase::extract`]), mapped onto the archive's own vocabulary. One
-/// transaction; items that already carry a tag are never touched.
-pub async fn tag_untagged(store: &FeedStore, max: usize) -> Result<TagReport, sqlx::Error> {
-    let canon = Canon::builtin();
-    let vocab: BTreeSet<String> = sqlx::query("SELECT DISTINCT tag FROM item_tags")
-        .fetch_all(store.pool())
-        .await?
-        .iter()
-        .flat_map(|r| concept_tags(&r.get::<String, _>(0)))
-        .map(|t| canon.canonical(&t))
-        .collect();
-    let rows = sqlx::query(
-        "SELECT id, title, summary FROM items i WHERE NOT EXISTS (SELECT 1 FROM item_tags t WHERE t.item_id = i.id) ORDER BY id",
-    )
-    .fetch_all(store.pool())
-    .await?;
-    let mut report = TagReport { untagged: rows.len(), ..TagReport::default() };
-    let mut tx = store.pool().begin().await?;
-    for r in &rows {
-        let (id, title, summary): (i64, String, String) = (r.get(0), r.get(1), r.get(2));
-        let tags = keyphrase::extract(&title, &summary, &vocab, canon, max.max(1));
-        if tags.is_empty() {
-            continue;
-        }
-        report.tagged += 1;
-        for t in tags {
-            let done = sqlx::query("INSERT OR IGNORE INTO item_tags (item_id, tag) VALUES ($1, $2)")
-                .bind(id)
-                .bind(&t)
-                .execute(&mut *tx)
-                .await?;
-            report.tags_written += done.rows_affected() as usize;
-        }
-    }
-    tx.commit().await?;
-    Ok(report)
 }
 
 // ---------------------------------------------------------------------------------------

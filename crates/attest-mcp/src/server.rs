@@ -139,10 +139,10 @@ impl Session {
             return (render(a), false);
         };
         let mut changed = false;
-        if let Some(s) = self.served.surface {
-            if name == s.tools_tool() {
-                changed = !self.expanded.swap(true, Ordering::SeqCst);
-            }
+        if let Some(s) = self.served.surface
+            && name == s.tools_tool()
+        {
+            changed = !self.expanded.swap(true, Ordering::SeqCst);
         }
         match self.served.catalogue.call(name, args).await {
             Ok(answer) => (render(answer), changed),
@@ -203,10 +203,8 @@ impl ServerHandler for Session {
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.clone().unwrap_or_default();
         let (result, changed) = self.call(&request.name, args).await;
-        if changed {
-            if let Err(e) = context.peer.notify_tool_list_changed().await {
-                tracing::warn!(error = %e, "could not send tools/list_changed");
-            }
+        if changed && let Err(e) = context.peer.notify_tool_list_changed().await {
+            tracing::warn!(error = %e, "could not send tools/list_changed");
         }
         Ok(result.into())
     }

@@ -643,10 +643,10 @@ fn record_answer(o: RecordOutcome) -> Answer<Value> {
         return Answer::refuse(msg).with_options(vec!["runs.record".into()]);
     }
     let mut line = format!("wrote {}", plural(paths.len(), "file", "files"));
-    if let Some(c) = &o.comparison {
-        if let Some(w) = &c.winner {
-            line.push_str(&format!("; winner: {w} by {}", c.metric));
-        }
+    if let Some(c) = &o.comparison
+        && let Some(w) = &c.winner
+    {
+        line.push_str(&format!("; winner: {w} by {}", c.metric));
     }
     let caveats: Vec<String> = o
         .comparison

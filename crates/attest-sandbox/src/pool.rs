@@ -121,10 +121,16 @@ impl Pool {
         line.push(b'\n');
 
         let _permit = self.inner.permits.acquire().await.expect("the pool's semaphore is never closed");
-        let idle = self.inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut worker = match idle {
-            Some(worker) => worker,
-            None => self.spawn()?,
+        let mut worker = loop {
+            let idle = self.inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let Some(mut worker) = idle else { break self.spawn()? };
+            if worker.alive() {
+                break worker;
+            }
+            // A worker that died while idle (killed from outside, say) would make this
+            // innocent request fail: it is reaped and another is taken.
+            let tail = worker.stderr_tail().await;
+            tracing::warn!(pid = worker.pid, stderr = %tail, "idle sandbox worker had exited; replacing it");
         };
         worker.clear_stderr_tail();
 
@@ -240,6 +246,11 @@ struct Worker {
 }
 
 impl Worker {
+    /// Whether the process is still running (reaping it if it has exited).
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// Write one request line and read one answer line.
     async fn exchange(&mut self, line: &[u8], max_response: usize) -> Result<Vec<u8>, Failure> {
         if let Err(error) = self.stdin.write_all(line).await {

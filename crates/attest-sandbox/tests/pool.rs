@@ -331,3 +331,19 @@ fn the_worker_answers_non_json_lines_with_an_error_and_ends_at_eof() {
     assert_eq!(lines[1]["echo"], json!(5));
     assert!(child.wait().unwrap().success(), "end of input ends the worker cleanly");
 }
+
+/// A worker killed while idle (by an operator, the OOM killer) is noticed before the
+/// next request is sent: that request is answered by a fresh worker, not failed.
+#[tokio::test]
+async fn a_worker_that_died_while_idle_is_replaced_without_failing_the_next_call() {
+    let pool = pool();
+    let pid = echo(&pool, "a").await;
+    let killed = Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
+    assert!(killed.success());
+    // Give the kernel a moment to deliver the signal; the pool must not rely on it.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let next = echo(&pool, "b").await;
+    assert_ne!(pid, next, "a fresh worker answered");
+    assert_eq!(pool.stats().failed, 0, "no request failed");
+    assert_eq!(pool.stats().spawned, 2);
+}

@@ -1,0 +1,194 @@
+//! Tagging and `attest kg-report` as a user runs them: ingest a local feed (which tags
+//! new items with keyphrases), draw the graph, catch up with `attest tag`, and the
+//! optional chat tagger against a loopback stand-in for an OpenAI-compatible server.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn attest(args: &[&str], db: &Path, env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_attest"));
+    c.args(args).env("ATTEST_DB", db);
+    for k in ["RESEARCH_ROOT", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "EMBED_BASE_URL"] {
+        c.env_remove(k);
+    }
+    c.envs(env.iter().copied());
+    c.output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// A database holding the planted archive, ingested through `attest ingest` from a
+/// feeds file naming the local fixture.
+fn ingested(dir: &Path) -> PathBuf {
+    let db = dir.join("attest.db");
+    let feed = repo().join("tests/fixtures/kg/planted.atom");
+    let feeds = dir.join("feeds.toml");
+    std::fs::write(&feeds, format!("[[feeds]]\nurl = {:?}\ntitle = \"planted\"\n", feed.display().to_string()))
+        .unwrap();
+    let o = attest(&["ingest", "--feeds", feeds.to_str().unwrap()], &db, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("9 added"), "{}", text(&o));
+    db
+}
+
+fn tags_by_origin(db: &Path, origin: &str) -> Vec<(i64, String)> {
+    let db = db.to_path_buf();
+    let origin = origin.to_string();
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async move {
+        let store = attest_store::Store::open(&db).await.unwrap();
+        let rows: Vec<(i64, String)> =
+            sqlx::query_as("SELECT item_id, tag FROM item_tags WHERE origin = $1 ORDER BY item_id, tag")
+                .bind(origin)
+                .fetch_all(store.pool())
+                .await
+                .unwrap();
+        store.close().await;
+        rows
+    })
+}
+
+#[test]
+fn ingest_tags_new_items_and_kg_report_draws_the_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = ingested(dir.path());
+    let keyphrases = tags_by_origin(&db, "keyphrase");
+    let tagged: std::collections::BTreeSet<i64> = keyphrases.iter().map(|(i, _)| *i).collect();
+    assert_eq!(tagged.len(), 9, "every ingested item got keyphrases: {keyphrases:?}");
+    assert!(!tags_by_origin(&db, "feed").is_empty(), "the feed's own categories are kept");
+
+    let svg = dir.path().join("graph.svg");
+    let o = attest(&["kg-report", "--svg", svg.to_str().unwrap()], &db, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("picture of the largest component"), "{}", text(&o));
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg") || picture.starts_with("<?xml"), "{}", &picture[..80.min(picture.len())]);
+    assert!(picture.contains("tool-use"), "the bridge is labelled or titled");
+
+    // Ingest already tagged everything, so `attest tag` has nothing left to do.
+    let o = attest(&["tag"], &db, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("nothing to do"), "{}", text(&o));
+}
+
+#[test]
+fn kg_report_on_an_empty_archive_exits_1_and_draws_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("empty.db");
+    let svg = dir.path().join("none.svg");
+    let o = attest(&["kg-report", "--svg", svg.to_str().unwrap()], &db, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(!svg.exists(), "no picture of nothing");
+}
+
+#[test]
+fn the_chat_tagger_is_off_unless_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = ingested(dir.path());
+    let o = attest(&["tag", "--chat"], &db, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("LLM_BASE_URL"), "{}", text(&o));
+    let o = attest(&["tag", "--chat"], &db, &[("LLM_BASE_URL", "http://127.0.0.1:9/v1")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("LLM_MODEL"), "{}", text(&o));
+    assert!(tags_by_origin(&db, "chat").is_empty());
+}
+
+#[test]
+fn an_unreachable_chat_model_stops_the_run_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = ingested(dir.path());
+    // A port nothing listens on: bind, note it, close.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let before = tags_by_origin(&db, "keyphrase");
+    let o = attest(&["tag", "--chat"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "m")]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("chat model unreachable"), "{}", text(&o));
+    assert_eq!(tags_by_origin(&db, "keyphrase"), before);
+    assert!(tags_by_origin(&db, "chat").is_empty());
+}
+
+/// A stand-in for an OpenAI-compatible `/chat/completions` endpoint: answers each
+/// request with the next canned assistant text, records the request bodies.
+fn chat_server(replies: Vec<String>) -> (String, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        let mut replies = replies.into_iter().cycle();
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut len = 0usize;
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap() > 0 && line != "\r\n" {
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap();
+                }
+                line.clear();
+            }
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            log.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
+            let content = replies.next().unwrap();
+            let answer = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]});
+            let answer = answer.to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn chat_tags_replace_keyphrases_and_bad_replies_keep_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = ingested(dir.path());
+    // Every third reply is unusable twice in a row, so one item in three keeps its
+    // keyphrases; the others get the model's (checked, canonicalised) tags.
+    let replies = vec![
+        "{\"tags\": [\"Speculative Decoding\", \"LLM\", \"preprint\"]}".to_string(),
+        "```json\n{\"tags\": [\"agent-benchmarks\"]}\n```".to_string(),
+        "I would tag this as retrieval.".to_string(),
+        "not json either".to_string(),
+    ];
+    let (url, seen) = chat_server(replies);
+    let o = attest(&["tag", "--chat", "--limit", "3"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "stand-in")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("tagged 2 of 3 items with stand-in at"), "{out}");
+    assert!(out.contains("keeps its keyphrases"), "{out}");
+    let chat = tags_by_origin(&db, "chat");
+    let tags: std::collections::BTreeSet<&str> = chat.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        tags,
+        ["agent-benchmarks", "large-language-models", "speculative-decoding"].into_iter().collect(),
+        "{chat:?}"
+    );
+    let chat_items: std::collections::BTreeSet<i64> = chat.iter().map(|(i, _)| *i).collect();
+    let keyphrase_items: std::collections::BTreeSet<i64> =
+        tags_by_origin(&db, "keyphrase").iter().map(|(i, _)| *i).collect();
+    assert!(chat_items.is_disjoint(&keyphrase_items), "chat tags replace keyphrases");
+    assert_eq!(keyphrase_items.len(), 7, "the other seven items keep theirs");
+    let first = seen.lock().unwrap()[0].clone();
+    let request: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(request["model"], "stand-in");
+    assert!(request["messages"][1]["content"].as_str().unwrap().starts_with("Existing vocabulary: "), "{request:#}");
+    // Items with chat tags are not asked again.
+    let o = attest(&["tag", "--chat", "--limit", "2"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "stand-in")]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(seen.lock().unwrap().len(), 4 + 2, "one request per item this time");
+}

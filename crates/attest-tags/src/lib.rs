@@ -1,0 +1,76 @@
+//! Tags without a model.
+//!
+//! Concepts in attest are tags, and tags come from two places: what feeds already
+//! carry (RSS/Atom categories, arXiv primary and cross-list categories, mapped to
+//! concepts by [`keyphrase::arxiv_tags`]) and a deterministic keyphrase extractor over
+//! titles and abstracts ([`keyphrase::extract`]). [`canon`] decides the one spelling a
+//! concept goes by (an alias table plus fold keys, so `machine-learning` and
+//! `machinelearning` are one concept); [`words`] is the list of function words every
+//! term extractor in attest drops.
+//!
+//! The feed's ingest tags new items with this crate, `attest tag` tags older ones, and
+//! the knowledge surface builds its graph from the result. Everything here is pure:
+//! plain inputs, plain values back, no I/O.
+#![warn(missing_docs)]
+
+use std::collections::BTreeSet;
+
+pub mod canon;
+pub mod chat;
+pub mod keyphrase;
+pub mod words;
+
+pub use canon::{Canon, fold_key, normalize};
+
+/// Keyphrase tags the extractor writes per item unless told otherwise.
+pub const DEFAULT_TAGS_PER_ITEM: usize = 5;
+
+/// A stored tag as concepts: an arXiv category becomes the concepts it stands for
+/// (`cs.LG` → `machine-learning`), anything else is itself.
+pub fn concept_tags(tag: &str) -> Vec<String> {
+    let mapped = keyphrase::arxiv_tags(&[tag]);
+    if mapped.is_empty() { vec![tag.to_string()] } else { mapped }
+}
+
+/// The canonical concept names an archive already uses, from its stored tags: what
+/// [`keyphrase::extract`] maps new phrases onto, so an archive converges on its own
+/// words.
+pub fn vocabulary<I, S>(stored: I, canon: &Canon) -> BTreeSet<String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    stored.into_iter().flat_map(|t| concept_tags(t.as_ref())).map(|t| canon.canonical(&t)).collect()
+}
+
+/// Keyphrase tags for one item: [`keyphrase::extract`] over its title and summary,
+/// mapped onto `known` (the archive's [`vocabulary`]), leaving out what the item's own (feed) tags already say.
+pub fn item_keyphrases(
+    title: &str,
+    summary: &str,
+    own_tags: &[String],
+    known: &BTreeSet<String>,
+    max: usize,
+) -> Vec<String> {
+    let canon = Canon::builtin();
+    let own = vocabulary(own_tags, canon);
+    keyphrase::extract(title, summary, known, canon, max)
+        .into_iter()
+        .filter(|k| !own.contains(k) && !own_tags.contains(k))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arxiv_categories_become_concepts_and_others_stay() {
+        assert_eq!(concept_tags("cs.LG"), ["machine-learning"]);
+        assert_eq!(concept_tags("protein-folding"), ["protein-folding"]);
+        let v = vocabulary(["cs.LG", "LLM", "protein-folding"], Canon::builtin());
+        assert!(v.contains("machine-learning"), "{v:?}");
+        assert!(v.contains("large-language-models"), "{v:?}");
+        assert!(v.contains("protein-folding"), "{v:?}");
+    }
+}
