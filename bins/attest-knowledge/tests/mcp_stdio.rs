@@ -13,28 +13,11 @@
 //! singleton; one item has no tag at all.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use attest_feed::{ClickSource, EngagementKind, FeedStore};
-use rmcp::model::{CallToolRequestParams, Tool};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use attest_testkit::{Session, validate};
 use serde_json::{Value, json};
 use tokio::process::Command;
-
-#[derive(Clone, Default)]
-struct Watcher {
-    list_changed: Arc<AtomicUsize>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
-        self.list_changed.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 const FIXTURE: &str = include_str!("../../../tests/fixtures/kg/planted.atom");
 
@@ -64,8 +47,22 @@ async fn empty_db(dir: &Path) -> PathBuf {
 }
 
 struct Server {
-    client: RunningService<RoleClient, Watcher>,
-    watcher: Watcher,
+    s: Session,
+}
+
+impl std::ops::Deref for Server {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.s
+    }
+}
+
+impl Server {
+    /// (structured content, text, isError) of one call.
+    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
+        let c = self.s.call(name, args).await;
+        (c.value, c.text, c.is_error)
+    }
 }
 
 async fn start(db: &Path, root: Option<&Path>, env: &[(&str, &str)]) -> Server {
@@ -80,47 +77,7 @@ async fn start(db: &Path, root: Option<&Path>, env: &[(&str, &str)]) -> Server {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    let watcher = Watcher::default();
-    let client = watcher.clone().serve(transport).await.expect("handshake");
-    Server { client, watcher }
-}
-
-impl Server {
-    async fn names(&self) -> Vec<String> {
-        let mut n: Vec<String> =
-            self.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        n.sort();
-        n
-    }
-
-    async fn tools(&self) -> Vec<Tool> {
-        self.client.list_all_tools().await.unwrap()
-    }
-
-    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
-        let r = self
-            .client
-            .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().unwrap().clone()))
-            .await
-            .unwrap_or_else(|e| panic!("{name} failed at the protocol level: {e}"));
-        let text = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
-        (r.structured_content.expect("every result has structured content"), text, r.is_error.unwrap_or(false))
-    }
-
-    async fn ok(&self, name: &str, args: Value) -> Value {
-        let (out, text, is_error) = self.call(name, args.clone()).await;
-        assert!(!is_error, "{name} {args}: {text}");
-        assert_eq!(out["ok"], true, "{name} {args}: {out:#}");
-        out
-    }
-}
-
-fn validate(schema: &Value, instance: &Value, what: &str) {
-    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: bad schema: {e}"));
-    let errors: Vec<String> =
-        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
-    assert!(errors.is_empty(), "{what}: result does not match its outputSchema: {errors:?}\n{instance:#}");
+    Server { s: Session::spawn(cmd).await }
 }
 
 const ALL_TOOLS: &[&str] = &[
@@ -149,14 +106,14 @@ async fn starts_with_only_the_two_entry_tools_and_widens_on_kg_tools() {
     assert_eq!(out["ok"], true);
     assert!(text.contains("kg.path") && text.contains("feed.search") && text.contains("cite.check"), "{text}");
     for _ in 0..50 {
-        if s.watcher.list_changed.load(Ordering::SeqCst) > 0 {
+        if s.list_changed() > 0 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    assert_eq!(s.watcher.list_changed.load(Ordering::SeqCst), 1, "tools/list_changed was not received");
+    assert_eq!(s.list_changed(), 1, "tools/list_changed was not received");
     assert_eq!(s.names().await, ALL_TOOLS);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -175,7 +132,7 @@ async fn expand_never_widens_beyond_the_surface() {
     }
     let (out, _, _) = s.call("kg.ask", json!({"tool": "feed.list", "args": {"user": "alice"}})).await;
     assert_eq!(out["ok"], false, "{out:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -191,7 +148,7 @@ async fn every_tool_declares_annotations_and_an_output_schema() {
         let first = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_string();
         assert!(first.ends_with('.') || first.ends_with('?'), "{}: {first}", t.name);
     }
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 fn names_of(rows: &Value, key: &str) -> Vec<String> {
@@ -276,7 +233,7 @@ async fn planted_structure_is_recovered() {
     assert_eq!(a["data"]["user"], "alice", "the only reader is used: {a:#}");
     let a = s.ok("kg.ask", json!({"question": "x", "tool": "kg.neighbors", "args": {"concept": "tool use"}})).await;
     assert_eq!(names_of(&a["data"]["rows"], "name"), ["question-answering", "reward-modeling"]);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// The graph is derived on every call: items tagged by `attest tag` while the server
@@ -300,7 +257,7 @@ async fn answers_follow_the_archive_without_a_restart() {
     store.close().await;
     let after = s.ok("kg.neighbors", json!({"concept": "retrieval"})).await;
     assert!(after["caveat"].is_null() || !after["caveat"].as_str().unwrap().contains("attest tag"), "{after:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// Good and bad calls on every tool; each result validates against the tool's own
@@ -412,7 +369,7 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
     assert_eq!(chk["data"]["malformed"].as_array().unwrap().len(), 1, "{chk:#}");
     // Still answering after all that.
     s.ok("kg.central", json!({})).await;
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -446,5 +403,5 @@ async fn an_empty_archive_is_an_actionable_refusal_on_every_graph_tool() {
     let (out, _, _) = s.call("cite.check", json!({"path": "draft.md"})).await;
     assert_eq!(out["ok"], false);
     assert!(out["answer"].as_str().unwrap().contains("RESEARCH_ROOT"), "{out:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }

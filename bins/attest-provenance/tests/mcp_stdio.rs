@@ -2,27 +2,10 @@
 //! `attest-provenance` binary over stdio.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rmcp::model::{CallToolRequestParams, Tool};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use attest_testkit::{Session, validate};
 use serde_json::{Value, json};
 use tokio::process::Command;
-
-#[derive(Clone, Default)]
-struct Watcher {
-    list_changed: Arc<AtomicUsize>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
-        self.list_changed.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -49,9 +32,23 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 struct Server {
-    client: RunningService<RoleClient, Watcher>,
-    watcher: Watcher,
+    s: Session,
     _db: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Server {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.s
+    }
+}
+
+impl Server {
+    /// (structured content, text, isError) of one call.
+    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
+        let c = self.s.call(name, args).await;
+        (c.value, c.text, c.is_error)
+    }
 }
 
 async fn start(root: &Path, env: &[(&str, &str)]) -> Server {
@@ -64,40 +61,7 @@ async fn start(root: &Path, env: &[(&str, &str)]) -> Server {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    let watcher = Watcher::default();
-    let client = watcher.clone().serve(transport).await.expect("handshake");
-    Server { client, watcher, _db: db }
-}
-
-impl Server {
-    async fn names(&self) -> Vec<String> {
-        let mut n: Vec<String> =
-            self.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        n.sort();
-        n
-    }
-
-    async fn tools(&self) -> Vec<Tool> {
-        self.client.list_all_tools().await.unwrap()
-    }
-
-    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
-        let r = self
-            .client
-            .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().unwrap().clone()))
-            .await
-            .unwrap_or_else(|e| panic!("{name} failed at the protocol level: {e}"));
-        let text = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
-        (r.structured_content.expect("every result has structured content"), text, r.is_error.unwrap_or(false))
-    }
-}
-
-fn validate(schema: &Value, instance: &Value, what: &str) {
-    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: bad schema: {e}"));
-    let errors: Vec<String> =
-        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
-    assert!(errors.is_empty(), "{what}: result does not match its outputSchema: {errors:?}\n{instance:#}");
+    Server { s: Session::spawn(cmd).await, _db: db }
 }
 
 const ALL_RUNS_TOOLS: &[&str] = &[
@@ -118,7 +82,7 @@ async fn starts_with_only_the_two_entry_tools() {
     let ws = workspace();
     let s = start(ws.path(), &[]).await;
     assert_eq!(s.names().await, ["runs.ask", "runs.tools"]);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -131,18 +95,18 @@ async fn runs_tools_lists_everything_and_notifies() {
     assert!(text.contains("runs.compare"), "{text}");
     // The notification travels on the same pipe; give it a moment to arrive.
     for _ in 0..50 {
-        if s.watcher.list_changed.load(Ordering::SeqCst) > 0 {
+        if s.list_changed() > 0 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    assert_eq!(s.watcher.list_changed.load(Ordering::SeqCst), 1, "tools/list_changed was not received");
+    assert_eq!(s.list_changed(), 1, "tools/list_changed was not received");
     assert_eq!(s.names().await, ALL_RUNS_TOOLS);
     // A second call widens nothing and sends nothing more.
     s.call("runs.tools", json!({})).await;
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    assert_eq!(s.watcher.list_changed.load(Ordering::SeqCst), 1);
-    s.client.cancel().await.unwrap();
+    assert_eq!(s.list_changed(), 1);
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -156,7 +120,7 @@ async fn expand_never_widens_beyond_the_surface() {
     let (out, _, is_error) = s.call("feed.list", json!({"user": "a"})).await;
     assert!(!is_error);
     assert_eq!(out["ok"], false);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -166,7 +130,7 @@ async fn underscore_names_are_served_on_request() {
     assert_eq!(s.names().await, ["runs_ask", "runs_tools"]);
     let (out, _, _) = s.call("runs_ask", json!({"question": "what runs do I have?"})).await;
     assert!(out["answer"].is_string());
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -185,7 +149,7 @@ async fn every_tool_declares_annotations_and_an_output_schema() {
         let first = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_string();
         assert!(first.ends_with('.') || first.ends_with('?'), "{}: {first}", t.name);
     }
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// Good and bad calls on every tool; each result, success or failure, validates
@@ -261,5 +225,5 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
     // The server is still answering, and the unclosed claim comment is reported.
     let (out, _, _) = s.call("runs.claims_check", json!({"path": root.join("paper/unclosed.md")})).await;
     assert!(!out["data"]["malformed"].as_array().unwrap().is_empty(), "{out:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }

@@ -6,32 +6,30 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rmcp::model::{CallToolRequestParams, Tool};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use attest_testkit::{Session, validate};
 use serde_json::{Value, json};
 use tokio::process::Command;
 
-#[derive(Clone, Default)]
-struct Watcher {
-    list_changed: Arc<AtomicUsize>,
+struct Server {
+    s: Session,
+    db: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
-impl ClientHandler for Watcher {
-    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
-        self.list_changed.fetch_add(1, Ordering::SeqCst);
+impl std::ops::Deref for Server {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.s
     }
 }
 
-struct Server {
-    client: RunningService<RoleClient, Watcher>,
-    watcher: Watcher,
-    pid: u32,
-    db: PathBuf,
-    _dir: tempfile::TempDir,
+impl Server {
+    /// (structured content, text, isError) of one call.
+    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
+        let c = self.s.call(name, args).await;
+        (c.value, c.text, c.is_error)
+    }
 }
 
 async fn start(env: &[(&str, &str)]) -> Server {
@@ -42,49 +40,7 @@ async fn start(env: &[(&str, &str)]) -> Server {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    let pid = transport.id().expect("the server's pid");
-    let watcher = Watcher::default();
-    let client = watcher.clone().serve(transport).await.expect("handshake");
-    Server { client, watcher, pid, db, _dir: dir }
-}
-
-impl Server {
-    async fn names(&self) -> Vec<String> {
-        let mut n: Vec<String> =
-            self.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        n.sort();
-        n
-    }
-
-    async fn tools(&self) -> Vec<Tool> {
-        self.client.list_all_tools().await.unwrap()
-    }
-
-    async fn schemas(&self) -> std::collections::HashMap<String, Value> {
-        self.tools()
-            .await
-            .into_iter()
-            .map(|t| (t.name.to_string(), Value::Object((*t.output_schema.unwrap()).clone())))
-            .collect()
-    }
-
-    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
-        let r = self
-            .client
-            .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().unwrap().clone()))
-            .await
-            .unwrap_or_else(|e| panic!("{name} failed at the protocol level: {e}"));
-        let text = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
-        (r.structured_content.expect("every result has structured content"), text, r.is_error.unwrap_or(false))
-    }
-}
-
-fn validate(schema: &Value, instance: &Value, what: &str) {
-    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: bad schema: {e}"));
-    let errors: Vec<String> =
-        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
-    assert!(errors.is_empty(), "{what}: result does not match its outputSchema: {errors:?}\n{instance:#}");
+    Server { s: Session::spawn(cmd).await, db, _dir: dir }
 }
 
 const ALL_SYM_TOOLS: &[&str] = &[
@@ -107,7 +63,7 @@ async fn starts_with_only_the_two_entry_tools_and_no_database() {
     let (out, _, _) = s.call("sym.verify", json!({"lhs": "x", "rhs": "x"})).await;
     assert_eq!(out["ok"], true, "unlisted tools are callable by name: {out:#}");
     assert!(!s.db.exists(), "the symbolic surface must not open or create the database");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -118,14 +74,14 @@ async fn sym_tools_lists_everything_and_notifies() {
     assert_eq!(out["ok"], true);
     assert!(text.contains("sym.verify"), "{text}");
     for _ in 0..50 {
-        if s.watcher.list_changed.load(Ordering::SeqCst) > 0 {
+        if s.list_changed() > 0 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    assert_eq!(s.watcher.list_changed.load(Ordering::SeqCst), 1, "tools/list_changed was not received");
+    assert_eq!(s.list_changed(), 1, "tools/list_changed was not received");
     assert_eq!(s.names().await, ALL_SYM_TOOLS);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -136,7 +92,7 @@ async fn expand_never_lists_a_non_sym_tool() {
     let (out, _, is_error) = s.call("runs.list", json!({})).await;
     assert!(!is_error);
     assert_eq!(out["ok"], false);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -151,7 +107,7 @@ async fn every_tool_declares_read_only_annotations_and_an_output_schema() {
         let first = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_string();
         assert!(first.ends_with('.'), "{}: {first}", t.name);
     }
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// Good and bad calls on every tool; each result, success or failure, validates
@@ -235,7 +191,7 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
         }
         assert!(serde_json::to_string(&out).unwrap().len() <= 7000, "{tool} {args}: over budget");
     }
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -257,7 +213,7 @@ async fn answers_read_as_a_researcher_says_them() {
     assert!(out["answer"].as_str().unwrap().contains("y is still free"), "{out:#}");
     let (out, _, _) = s.call("sym.evaluate", json!({"units": "3 kg in meters"})).await;
     assert!(out["answer"].as_str().unwrap().contains("3 kg in meters"), "{out:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// Inputs built to hang or exhaust the computation: each is a clear `ok: false` (a
@@ -304,7 +260,7 @@ async fn hostile_inputs_are_refused_and_the_next_call_works() {
         assert_eq!(next["ok"], true, "after {tool} {shown}: {next:#}");
         assert!(next["answer"].as_str().unwrap().starts_with("proved"), "{next:#}");
     }
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// The sandbox's failure path through the real surface: a worker killed from outside
@@ -335,7 +291,7 @@ async fn a_killed_worker_is_replaced() {
     let (last, _, _) = s.call("sym.verify", json!({"lhs": "x^2 - 1", "rhs": "(x-1)(x+1)"})).await;
     assert_eq!(last["ok"], true, "{last:#}");
     assert!(children(s.pid).iter().all(|p| !workers.contains(p)), "a killed worker is still in use");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// The live child processes of `pid` (Linux: /proc/<pid>/task/*/children).
