@@ -282,7 +282,7 @@ pub fn encode(v: &[f32]) -> Vec<u8> {
 
 /// The inverse of [`encode`]; `None` for a length that is not a whole number of f32s.
 pub fn decode(b: &[u8]) -> Option<Vec<f32>> {
-    if b.is_empty() || b.len() % 4 != 0 {
+    if b.is_empty() || !b.len().is_multiple_of(4) {
         return None;
     }
     Some(b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
