@@ -186,7 +186,8 @@ impl EmbedService {
     }
 
     /// Vectors for these items: the stored ones (for this key and the item's current
-    /// text), then at most the per-call budget embedded and stored in one transaction.
+    /// text), then at most the per-call budget embedded and stored in one transaction
+    /// (when the database is busy with another writer they are used but not stored).
     pub async fn fill(&self, store: &FeedStore, items: &[&RankItem]) -> Result<Filled> {
         let ids: Vec<i64> = items.iter().map(|i| i.id).collect();
         let mut vectors = stored_vectors(store, &self.key, &ids).await?;
@@ -205,8 +206,13 @@ impl EmbedService {
                             .zip(vs)
                             .map(|(i, v)| (i.id, clean::content_hash(&i.title, &i.summary), unit(v)))
                             .collect();
-                        save_vectors(store, &self.key, &rows).await?;
-                        filled.embedded = rows.len();
+                        match save_vectors(store, &self.key, &rows).await {
+                            Ok(()) => filled.embedded = rows.len(),
+                            // Another process is writing (an ingest): use the vectors for
+                            // this ranking and store them another time.
+                            Err(e) if e.is_busy() => tracing::debug!("item vectors not stored now: {e}"),
+                            Err(e) => return Err(e),
+                        }
                         vectors.extend(rows.into_iter().map(|(id, _, v)| (id, v)));
                     }
                     Err(e) => {
