@@ -203,6 +203,7 @@ const ALL_FEED_TOOLS: &[&str] = &[
     "feed.persona_update",
     "feed.rate",
     "feed.read",
+    "feed.research",
     "feed.search",
     "feed.source_add",
     "feed.source_preview",
@@ -451,4 +452,103 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
 
 fn clip(s: &str) -> String {
     if s.len() > 120 { format!("{}…", &s[..120]) } else { s.to_string() }
+}
+
+// ---- feed.research against recorded answers ----------------------------------------------
+
+fn research_fixture(name: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/research").join(name)).unwrap()
+}
+
+/// Serves the recorded arXiv, PubMed and CrossRef answers on 127.0.0.1; `/down/`
+/// answers HTTP 503.
+fn serve_research() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                if reader.read_line(&mut line).is_err() {
+                    return;
+                }
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+                        break;
+                    }
+                }
+                let path = line.split_whitespace().nth(1).unwrap_or("/").split('?').next().unwrap_or("").to_string();
+                let mut out = stream;
+                match path.as_str() {
+                    "/arxiv" => send(&mut out, "200 OK", &research_fixture("arxiv-query.atom")),
+                    "/pubmed/esearch.fcgi" => send(&mut out, "200 OK", &research_fixture("pubmed-esearch.json")),
+                    "/pubmed/esummary.fcgi" => send(&mut out, "200 OK", &research_fixture("pubmed-esummary.json")),
+                    "/crossref/works" => send(&mut out, "200 OK", &research_fixture("crossref-works.json")),
+                    p if p.starts_with("/down/") => send(&mut out, "503 Service Unavailable", b"try later"),
+                    _ => send(&mut out, "404 Not Found", b"no such path"),
+                }
+            });
+        }
+    });
+    base
+}
+
+#[tokio::test]
+async fn research_is_off_by_default_and_searches_the_recorded_services_when_on() {
+    // Off: a refusal saying how to turn it on, offering the archive.
+    let s = start(&[("ATTEST_EXPAND", "1")]).await;
+    let (out, _, is_error) = s.call("feed.research", json!({"query": "long context serving"})).await;
+    assert!(!is_error);
+    assert_eq!(out["ok"], false, "{out:#}");
+    assert!(out["answer"].as_str().unwrap().contains("ATTEST_RESEARCH_WEB=1"), "{out:#}");
+    assert_eq!(out["options"], json!(["feed.search", "feed.source_suggest"]));
+    s.client.cancel().await.unwrap();
+
+    // On, against loopback: three services, one of them down.
+    let web = serve_research();
+    let (arxiv, pubmed, crossref) = (format!("{web}/arxiv"), format!("{web}/pubmed"), format!("{web}/down/crossref"));
+    let s = start(&[
+        ("ATTEST_EXPAND", "1"),
+        ("ATTEST_RESEARCH_WEB", "1"),
+        ("ATTEST_RESEARCH_TIMEOUT", "2"),
+        ("ATTEST_ARXIV_URL", &arxiv),
+        ("ATTEST_PUBMED_URL", &pubmed),
+        ("ATTEST_CROSSREF_URL", &crossref),
+    ])
+    .await;
+    let schema = s
+        .tools()
+        .await
+        .into_iter()
+        .find(|t| t.name == "feed.research")
+        .map(|t| Value::Object((*t.output_schema.unwrap()).clone()))
+        .unwrap();
+    let (out, text, is_error) = s
+        .call(
+            "feed.research",
+            json!({"query": "long context serving", "sources": "arxiv,pubmed,crossref", "limit": 16}),
+        )
+        .await;
+    assert!(!is_error);
+    assert_eq!(out["ok"], true, "{out:#}");
+    validate(&schema, &out, "feed.research");
+    let papers = out["data"]["papers"].as_array().unwrap();
+    assert_eq!(papers.len(), 9, "5 from arXiv and 4 from PubMed: {out:#}");
+    // The committed corpus holds the PagedKV preprint: the row points at its item.
+    assert!(papers[0]["in_archive"].as_i64().is_some(), "{out:#}");
+    let caveat = out["caveat"].as_str().unwrap();
+    assert!(caveat.contains("CrossRef failed") && caveat.contains("HTTP 503"), "{caveat}");
+    assert!(caveat.contains("not ranked for the reader"), "{caveat}");
+    assert!(text.contains("Caveat:"), "{text}");
+    assert!(serde_json::to_string(&out).unwrap().len() <= 7_000);
+
+    // feed.ask routes a literature question there.
+    let (out, _, _) = s.call("feed.ask", json!({"question": "look up long context serving on pubmed"})).await;
+    assert_eq!(out["tool_used"], "feed.research", "{out:#}");
+    assert_eq!(out["ok"], true, "{out:#}");
+    assert_eq!(out["data"]["papers"][0]["source"], "pubmed", "{out:#}");
+    s.client.cancel().await.unwrap();
 }

@@ -188,7 +188,8 @@ async fn open(config: &Config) -> anyhow::Result<FeedStore> {
 /// The feed catalogue for the CLI.
 pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
     let store = open(config).await?;
-    Ok(attest_feed::tools::tools(Arc::new(Context::with_fetcher(store, person_fetcher()))))
+    // The embedding server and feed.research come from the environment, as in the server.
+    Ok(attest_feed::tools::tools(Arc::new(Context::with_fetcher(store, person_fetcher()).with_env_services())))
 }
 
 fn print_answer(answer: &Answer<Value>, json: bool) -> anyhow::Result<()> {

@@ -145,14 +145,6 @@ pub enum FetchError {
         /// What went wrong.
         reason: String,
     },
-    /// An API answered, but not with the JSON asked for.
-    #[error("'{url}' answered with something other than JSON: {reason}")]
-    NotJson {
-        /// The address.
-        url: String,
-        /// The parser's complaint.
-        reason: String,
-    },
 }
 
 /// Classify a feed address. Web addresses must be http(s); `file://` urls and plain
@@ -268,47 +260,6 @@ impl Fetcher {
             return Err(self.too_large(url));
         }
         Ok(Fetched::Body(Body { bytes, validators: Validators { etag: None, last_modified: mtime } }))
-    }
-
-    /// POST a JSON body to an http(s) `url` and read a JSON answer (an
-    /// OpenAI-compatible endpoint, say), within the same timeout and size cap as a
-    /// feed. `bearer` is sent as `Authorization: Bearer …` when given. Blocking.
-    pub fn post_json(
-        &self,
-        url: &str,
-        body: &serde_json::Value,
-        bearer: Option<&str>,
-    ) -> Result<serde_json::Value, FetchError> {
-        let Location::Web(web) = locate(url, false)? else {
-            return Err(FetchError::LocalNotAllowed(url.into()));
-        };
-        let bytes = self.post(url, &web, body, bearer)?;
-        serde_json::from_slice(&bytes).map_err(|e| FetchError::NotJson { url: url.into(), reason: e.to_string() })
-    }
-
-    #[cfg(not(feature = "fetch"))]
-    fn post(&self, url: &str, _: &str, _: &serde_json::Value, _: Option<&str>) -> Result<Vec<u8>, FetchError> {
-        Err(FetchError::NoWeb(url.into()))
-    }
-
-    #[cfg(feature = "fetch")]
-    fn post(
-        &self,
-        url: &str,
-        web: &str,
-        body: &serde_json::Value,
-        bearer: Option<&str>,
-    ) -> Result<Vec<u8>, FetchError> {
-        let mut req = self.agent.post(web).header("Content-Type", "application/json");
-        if let Some(key) = bearer {
-            req = req.header("Authorization", format!("Bearer {key}"));
-        }
-        let mut resp = req.send(body.to_string()).map_err(|e| self.map_err(url, e))?;
-        let status = resp.status().as_u16();
-        if !(200..300).contains(&status) {
-            return Err(FetchError::Status { url: url.into(), status });
-        }
-        resp.body_mut().with_config().limit(self.opts.max_bytes).read_to_vec().map_err(|e| self.map_err(url, e))
     }
 
     #[cfg(not(feature = "fetch"))]

@@ -7,6 +7,11 @@
 //! (conditional, capped, time-limited reads of http(s) and local feeds), [`opml`],
 //! [`clean`], [`search`] (FTS5, the only SQLite-specific queries) and [`model`].
 //!
+//! The web beyond feeds, both off unless configured: [`embed`] (item vectors for
+//! ranking, filled lazily from an OpenAI-compatible `/embeddings` server through
+//! `openai`, with `EMBED_BASE_URL`) and [`research`] (`feed.research`: arXiv, PubMed and
+//! CrossRef, with `ATTEST_RESEARCH_WEB=1`).
+//!
 //! This crate knows nothing of MCP; the surface binary wires it in.
 
 #![warn(missing_docs)]
@@ -20,11 +25,15 @@ pub mod search;
 pub mod store;
 pub mod tagging;
 
+pub mod embed;
 pub mod eval;
 pub mod explain;
+#[cfg(feature = "fetch")]
+pub mod openai;
 pub mod persona;
 pub mod quality;
 pub mod rank;
+pub mod research;
 pub mod router;
 pub mod tools;
 

@@ -514,6 +514,18 @@ impl Corpus {
         &self.items
     }
 
+    /// Attach a stored embedding to an indexed item (the text index is unchanged).
+    /// Returns whether the item is in the index.
+    pub fn set_vector(&mut self, id: i64, vector: Vec<f32>) -> bool {
+        match self.by_id.get(&id) {
+            Some(&d) => {
+                self.items[d].vector = Some(vector);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The index position of an item id.
     pub fn position(&self, id: i64) -> Option<usize> {
         self.by_id.get(&id).copied()

@@ -134,23 +134,25 @@ impl ChatSettings {
 }
 
 /// A [`ChatModel`] behind an OpenAI-compatible `/chat/completions` endpoint.
+#[cfg(feature = "fetch")]
 #[derive(Debug, Clone)]
 pub struct HttpChat {
     settings: ChatSettings,
-    fetcher: crate::fetch::Fetcher,
+    client: crate::openai::JsonClient,
 }
 
+#[cfg(feature = "fetch")]
 impl HttpChat {
     /// A client for `settings`, with a 60 s timeout per request and a 1 MB answer cap.
     pub fn new(settings: ChatSettings) -> HttpChat {
-        let opts = crate::FetchOptions {
+        let opts = crate::openai::HttpOptions {
             timeout: std::time::Duration::from_secs(60),
             connect_timeout: std::time::Duration::from_secs(5),
             max_bytes: 1024 * 1024,
-            allow_local: false,
-            ..crate::FetchOptions::default()
+            ..crate::openai::HttpOptions::default()
         };
-        HttpChat { settings, fetcher: crate::fetch::Fetcher::new(opts) }
+        let client = crate::openai::JsonClient::new(opts, settings.api_key.clone());
+        HttpChat { settings, client }
     }
 
     fn url(&self) -> String {
@@ -158,9 +160,10 @@ impl HttpChat {
     }
 }
 
+#[cfg(feature = "fetch")]
 impl ChatModel for HttpChat {
     fn complete(&self, system: &str, user: &str) -> std::result::Result<String, ChatError> {
-        use crate::FetchError as F;
+        use crate::openai::HttpError as H;
         let url = self.url();
         let body = serde_json::json!({
             "model": self.settings.model,
@@ -168,12 +171,11 @@ impl ChatModel for HttpChat {
             "response_format": {"type": "json_object"},
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
         });
-        let answer = self.fetcher.post_json(&url, &body, self.settings.api_key.as_deref()).map_err(|e| match e {
-            F::Transport { reason, .. } => ChatError::Unreachable { url: url.clone(), reason },
-            F::Timeout { .. } | F::NoWeb(_) | F::Unsupported { .. } | F::LocalNotAllowed(_) => {
+        let answer = self.client.post_json(&url, &body).map_err(|e| match e {
+            H::BadUrl(_) | H::Timeout { .. } | H::Transport { .. } => {
                 ChatError::Unreachable { url: url.clone(), reason: e.to_string() }
             }
-            other => ChatError::Failed(other.to_string()),
+            H::Status { .. } | H::TooLarge { .. } | H::NotJson { .. } => ChatError::Failed(e.to_string()),
         })?;
         answer["choices"][0]["message"]["content"]
             .as_str()

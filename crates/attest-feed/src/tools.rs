@@ -26,12 +26,14 @@ use serde_json::{Map, Value, json};
 use sqlx::Row as _;
 use time::OffsetDateTime;
 
+use crate::embed::EmbedService;
 use crate::eval::{self, Evaluation};
 use crate::fetch::{FetchOptions, Fetcher};
 use crate::model::{ClickSource, EngagementKind, Item, Reader, now_stamp, parse_stamp, stamp};
 use crate::persona::{self, Destructive, UnknownReader};
 use crate::quality::{self, RankingQuality};
 use crate::rank::{Corpus, Embeddings, RankItem, RankOptions, ReaderData, ReaderModel};
+use crate::research::{self, ResearchArgs, ResearchConfig};
 use crate::{FeedError, FeedStore, explain, ingest, router, search};
 
 /// Most rows any list returns.
@@ -62,6 +64,10 @@ pub struct Context {
     pub store: FeedStore,
     /// The fetcher for `feed.source_add` / `feed.source_preview`.
     pub fetcher: Fetcher,
+    /// The embedding server, when one is configured (`EMBED_BASE_URL`).
+    pub embed: Option<Arc<EmbedService>>,
+    /// Where `feed.research` searches, and whether it may (`ATTEST_RESEARCH_WEB`).
+    pub research: ResearchConfig,
     cache: tokio::sync::Mutex<HashMap<(i64, Option<String>), Cached>>,
     evals: tokio::sync::Mutex<HashMap<i64, CachedEval>>,
     generation: AtomicU64,
@@ -69,7 +75,11 @@ pub struct Context {
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context").field("fetcher", &self.fetcher).finish_non_exhaustive()
+        f.debug_struct("Context")
+            .field("fetcher", &self.fetcher)
+            .field("embed", &self.embed)
+            .field("research", &self.research)
+            .finish_non_exhaustive()
     }
 }
 
@@ -97,18 +107,75 @@ struct Fingerprint {
 impl Context {
     /// A context over a store. The fetcher reads http(s) only (no local files) unless
     /// `ATTEST_FEED_LOCAL=1`; `ATTEST_FEED_TIMEOUT` (seconds) shortens its 30 s limit.
+    /// The embedding server and `feed.research` come from the environment
+    /// ([`Context::with_env_services`]).
     pub fn new(store: FeedStore) -> Context {
         let mut opts = FetchOptions { allow_local: env_flag("ATTEST_FEED_LOCAL"), ..FetchOptions::default() };
         if let Some(secs) = std::env::var("ATTEST_FEED_TIMEOUT").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
             opts.timeout = Duration::from_secs(secs.clamp(1, 300));
             opts.connect_timeout = opts.connect_timeout.min(opts.timeout);
         }
-        Context::with_fetcher(store, Fetcher::new(opts))
+        Context::with_fetcher(store, Fetcher::new(opts)).with_env_services()
     }
 
-    /// A context with an explicit fetcher.
+    /// A context with an explicit fetcher, no embedding server and `feed.research` off.
     pub fn with_fetcher(store: FeedStore, fetcher: Fetcher) -> Context {
-        Context { store, fetcher, cache: Default::default(), evals: Default::default(), generation: AtomicU64::new(0) }
+        Context {
+            store,
+            fetcher,
+            embed: None,
+            research: ResearchConfig::default(),
+            cache: Default::default(),
+            evals: Default::default(),
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    /// Use this embedding server for ranking (`None`: words only).
+    pub fn with_embedder(mut self, embed: Option<EmbedService>) -> Context {
+        self.embed = embed.map(Arc::new);
+        self
+    }
+
+    /// Use these `feed.research` settings.
+    pub fn with_research(mut self, research: ResearchConfig) -> Context {
+        self.research = research;
+        self
+    }
+
+    /// The embedding server (`EMBED_BASE_URL`, …) and the `feed.research` settings
+    /// (`ATTEST_RESEARCH_WEB`, …) named by the environment.
+    pub fn with_env_services(self) -> Context {
+        let get = |k: &str| std::env::var(k).ok();
+        self.with_embedder(EmbedService::from_env(get)).with_research(ResearchConfig::from_env(get))
+    }
+
+    /// The embedding side of ranking a cached window: the interests vector (or why
+    /// there is none) and the window with the candidates' vectors attached (stored
+    /// ones, plus a bounded number embedded now), kept in the cache for the next call;
+    /// and a caveat when the vectors cover only part of the window.
+    async fn embeddings(
+        &self,
+        reader: &Reader,
+        data: Arc<ReaderData>,
+        since: &str,
+        fp: &Fingerprint,
+    ) -> Result<(Arc<ReaderData>, Embeddings, Option<String>), FeedError> {
+        let Some(svc) = &self.embed else { return Ok((data, Embeddings::Off, None)) };
+        let w = svc.for_window(&self.store, &data, &reader.interests).await?;
+        if w.attach.is_empty() {
+            return Ok((data, w.embeddings, w.coverage));
+        }
+        let mut owned = (*data).clone();
+        for (id, v) in w.attach {
+            owned.corpus.set_vector(id, v);
+        }
+        let data = Arc::new(owned);
+        let mut cache = self.cache.lock().await;
+        if let Some(c) = cache.get_mut(&(reader.id, Some(since.to_string()))).filter(|c| c.fingerprint == *fp) {
+            c.data = Arc::clone(&data);
+        }
+        Ok((data, w.embeddings, w.coverage))
     }
 
     /// Forget every cached window (called after this process writes).
@@ -964,7 +1031,21 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         harvest_engagement,
         UserArgs
     );
+    tool!(
+        spec(
+            "feed.research",
+            "Search arXiv, PubMed, CrossRef",
+            "Search the literature on the web (arXiv, PubMed, CrossRef) for papers beyond the reader's feeds.\n\nOff unless the server runs with ATTEST_RESEARCH_WEB=1 (then it says how to turn it on). Results are in each service's own order, not ranked for the reader, and are not stored; a paper already in the archive carries its item_id. sources = arxiv,pubmed (default), crossref.",
+            WEB_READ,
+        ),
+        research_tool,
+        ResearchArgs
+    );
     c
+}
+
+async fn research_tool(ctx: &Context, a: ResearchArgs) -> Result<Answer<Value>, Fault> {
+    research::tool(ctx, a).await
 }
 
 /// Run a feed tool by name on JSON arguments (the dispatch `feed.ask` uses).
@@ -999,14 +1080,8 @@ pub async fn run_tool(ctx: &Context, name: &str, args: Map<String, Value>) -> Re
         "feed.source_suggest" => go!(source_suggest, SuggestArgs),
         "feed.sources" => go!(sources, SourcesArgs),
         "feed.harvest_engagement" => go!(harvest_engagement, UserArgs),
-        "feed.research" => Ok(Answer::ask_back(
-            "Searching arXiv, PubMed or CrossRef is not available in this version of the feed surface; feed.search searches everything your feeds brought in, and feed.source_suggest proposes feeds to subscribe to.",
-            vec!["feed.search".into(), "feed.source_suggest".into()],
-        )),
-        other => Ok(Answer::refuse(format!(
-            "there is no feed tool '{other}'. Tools: {}.",
-            router::TOOLS.iter().filter(|t| **t != "feed.research").copied().collect::<Vec<_>>().join(", ")
-        ))),
+        "feed.research" => go!(research_tool, ResearchArgs),
+        other => Ok(Answer::refuse(format!("there is no feed tool '{other}'. Tools: {}.", router::TOOLS.join(", ")))),
     }?;
     Ok(answer)
 }
@@ -1076,7 +1151,8 @@ async fn list(ctx: &Context, a: ListArgs) -> Result<Answer<Value>, Fault> {
     };
     let (reader, notice) = reader!(ctx, "feed.list", &a.user);
     let (data, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
-    let (_, ranking) = data.rank(&reader.interests, limit, &Embeddings::Off);
+    let (data, emb, coverage) = tryf!(ctx.embeddings(&reader, data, &since, &fp).await);
+    let (_, ranking) = data.rank(&reader.interests, limit, &emb);
     let measured = ctx.measured(&reader, &data, &fp).await;
     let q = quality::assess(&data.clicks, &ranking.terms, measured.as_ref());
     let ids: Vec<i64> = ranking.items.iter().map(|r| r.id).collect();
@@ -1118,7 +1194,7 @@ async fn list(ctx: &Context, a: ListArgs) -> Result<Answer<Value>, Fault> {
     };
     Ok(Answer::ok(with_notice(line, &notice), data)
         .with_refs(refs)
-        .with_caveats(widened.into_iter().chain(q.caveat.clone()))
+        .with_caveats(widened.into_iter().chain(q.caveat.clone()).chain(coverage))
         .into_value())
 }
 
@@ -1178,15 +1254,29 @@ async fn search_tool(ctx: &Context, a: SearchArgs) -> Result<Answer<Value>, Faul
     let rated = tryf!(ctx.store.clicked_items(reader.id).await);
     let verdicts: HashMap<i64, bool> = rated.iter().map(|(_, c)| (c.item_id, c.useful)).collect();
     let clicks: Vec<_> = rated.iter().map(|(_, c)| c.clone()).collect();
-    let corpus_items: Vec<RankItem> = items
+    let mut corpus_items: Vec<RankItem> = items
         .iter()
         .map(RankItem::from)
         .chain(rated.iter().filter(|(i, _)| !hit_set.contains(&i.id)).map(|(i, _)| RankItem::from(i)))
         .collect();
+    let mut emb = Embeddings::Off;
+    if let Some(svc) = &ctx.embed {
+        emb = svc.interests(&reader.interests).await;
+        if matches!(emb, Embeddings::On(_)) {
+            let hits_only: Vec<&RankItem> = corpus_items.iter().filter(|i| hit_set.contains(&i.id)).collect();
+            let filled = tryf!(svc.fill(&ctx.store, &hits_only).await);
+            if let Some(why) = filled.failure {
+                emb = Embeddings::Unavailable(why);
+            }
+            for it in &mut corpus_items {
+                it.vector = filled.vectors.get(&it.id).cloned();
+            }
+        }
+    }
     let corpus = Corpus::build(corpus_items);
     let model = ReaderModel::fit(&corpus, &reader.interests, &clicks);
     let opts = RankOptions { exclude_clicked: false, only: Some(hit_set), limit: None };
-    let ranking = model.rank(&corpus, &opts, &Embeddings::Off);
+    let ranking = model.rank(&corpus, &opts, &emb);
     // Half the match (the hit's position in the full-text order), half the reader.
     let n = hit_ids.len().max(2) as f64 - 1.0;
     let match_pct: HashMap<i64, f64> = hit_ids.iter().enumerate().map(|(i, id)| (*id, i as f64 / n)).collect();
@@ -1352,7 +1442,10 @@ async fn digest(ctx: &Context, a: DigestArgs) -> Result<Answer<Value>, Fault> {
     };
     let (reader, notice) = reader!(ctx, "feed.digest", &a.user);
     let (data, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
-    let (_, ranking) = data.rank(&reader.interests, usize::MAX, &Embeddings::Off);
+    let (data, emb, coverage) = tryf!(ctx.embeddings(&reader, data, &since, &fp).await);
+    let widened = widened.into_iter().chain(coverage).collect::<Vec<_>>().join("; ");
+    let widened = Some(widened).filter(|w| !w.is_empty());
+    let (_, ranking) = data.rank(&reader.interests, usize::MAX, &emb);
     let measured = ctx.measured(&reader, &data, &fp).await;
     let q = quality::assess(&data.clicks, &ranking.terms, measured.as_ref());
     if ranking.items.is_empty() {
@@ -1500,8 +1593,9 @@ async fn persona_update(ctx: &Context, a: UpdateArgs) -> Result<Answer<Value>, F
 
 async fn persona_status(ctx: &Context, a: UserArgs) -> Result<Answer<Value>, Fault> {
     let (reader, _) = reader!(ctx, "feed.persona_status", &a.user);
-    let (data, fp, _, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
-    let (model, ranking) = data.rank(&reader.interests, 1, &Embeddings::Off);
+    let (data, fp, since, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
+    let (data, emb, _) = tryf!(ctx.embeddings(&reader, data, &since, &fp).await);
+    let (model, ranking) = data.rank(&reader.interests, 1, &emb);
     let measured = ctx.measured(&reader, &data, &fp).await;
     let q = quality::assess(&data.clicks, &ranking.terms, measured.as_ref());
     let key = |(k, c): (String, crate::rank::KeyCounts)| format!("{k} ({} of {})", c.useful, c.useful + c.not_useful);

@@ -1,0 +1,273 @@
+//! The HTTP embedder against a fake OpenAI-compatible `/embeddings` server on loopback
+//! (a thread in this test, deterministic keyword vectors): vectors are stored, they
+//! change a constructed ranking, a dead or misbehaving server degrades to words with
+//! the caveat saying so, and a backlog is embedded a bounded number per call.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use attest_feed::FeedStore;
+use attest_feed::embed::{EmbedService, vector_count};
+use attest_feed::model::NewItem;
+use attest_feed::tools::{Context, run_tool};
+use serde_json::{Map, Value, json};
+
+/// How the fake server answers.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Keyword vectors: [protein words, market words, 0.05].
+    Good,
+    /// Vectors of different lengths in one answer.
+    WrongDims,
+    /// Plain text.
+    NotJson,
+}
+
+struct Fake {
+    base: String,
+    stop: Arc<AtomicBool>,
+    requests: Arc<AtomicUsize>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Fake {
+    fn start(mode: Mode) -> Fake {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        let stop = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (s, r) = (Arc::clone(&stop), Arc::clone(&requests));
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        r.fetch_add(1, Ordering::SeqCst);
+                        stream.set_nonblocking(false).ok();
+                        handle(stream, mode);
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+            // The listener is dropped here: later connections are refused.
+        });
+        Fake { base, stop, requests, thread: Some(thread) }
+    }
+
+    fn kill(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+    }
+}
+
+impl Drop for Fake {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn keyword_vector(text: &str) -> Vec<f64> {
+    let t = text.to_lowercase();
+    let count = |ws: &[&str]| ws.iter().map(|w| t.matches(w).count()).sum::<usize>() as f64;
+    vec![count(&["protein", "fold", "structure", "tertiary"]), count(&["stock", "market"]), 0.05]
+}
+
+fn handle(stream: TcpStream, mode: Mode) {
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    let mut len = 0usize;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':')
+            && k.trim().eq_ignore_ascii_case("content-length")
+        {
+            len = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; len];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let inputs: Vec<String> = req["input"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let (ctype, out) = match mode {
+        Mode::Good => {
+            let data: Vec<Value> = inputs
+                .iter()
+                .enumerate()
+                .map(|(i, t)| json!({"object": "embedding", "index": i, "embedding": keyword_vector(t)}))
+                .collect();
+            ("application/json", json!({"object": "list", "model": req["model"], "data": data}).to_string())
+        }
+        Mode::WrongDims => {
+            let data: Vec<Value> = inputs
+                .iter()
+                .enumerate()
+                .map(|(i, _)| json!({"index": i, "embedding": if i % 2 == 0 { vec![1.0, 0.0] } else { vec![1.0, 0.0, 0.0] }}))
+                .collect();
+            let data = if data.len() == 1 { vec![json!({"index": 0, "embedding": []})] } else { data };
+            ("application/json", json!({"data": data}).to_string())
+        }
+        Mode::NotJson => ("text/html", "<html>502 Bad Gateway</html>".to_string()),
+    };
+    let mut out_stream = stream;
+    let _ = out_stream.write_all(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{out}",
+            out.len()
+        )
+        .as_bytes(),
+    );
+}
+
+fn item(guid: &str, title: &str, summary: &str, published: &str) -> NewItem {
+    NewItem::build(guid, title, None, summary, Some(published.into()), Vec::<String>::new())
+}
+
+/// Three items: one matching the interests' words, one matching their meaning only
+/// (no shared word), one off-topic and newest (so it wins the words-only tie).
+async fn store() -> (FeedStore, Vec<i64>) {
+    let s = FeedStore::in_memory().await.unwrap();
+    let feed = s.subscribe("https://example.org/feed.xml", Some("Example")).await.unwrap().feed;
+    let items = vec![
+        item("a", "Protein folding benchmark", "We benchmark protein folding predictors.", "2026-10-01T00:00:00Z"),
+        item(
+            "b",
+            "Tertiary structure prediction from sequence",
+            "Structure from sequence alone.",
+            "2026-10-02T00:00:00Z",
+        ),
+        item("c", "Stock market volatility", "Markets moved on rate news.", "2026-10-03T00:00:00Z"),
+    ];
+    let ids = s.add_items(Some(feed.id), &items, "2026-10-04T00:00:00Z").await.unwrap().new_ids;
+    s.create_reader("ana", "protein folding").await.unwrap();
+    (s, ids)
+}
+
+fn service(base: &str) -> EmbedService {
+    let env = |k: &str| match k {
+        "EMBED_BASE_URL" => Some(base.to_string()),
+        "EMBED_MODEL" => Some("fake-embed".to_string()),
+        "EMBED_TIMEOUT" => Some("5".to_string()),
+        _ => None,
+    };
+    EmbedService::from_env(env).expect("configured").with_retry_after(Duration::ZERO)
+}
+
+fn args(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+async fn list(ctx: &Context) -> attest_core::Answer<Value> {
+    run_tool(ctx, "feed.list", args(json!({"user": "ana", "days": 3650, "limit": 3}))).await.unwrap()
+}
+
+fn order(a: &attest_core::Answer<Value>) -> Vec<i64> {
+    a.data.as_ref().unwrap()["items"].as_array().unwrap().iter().map(|r| r["item_id"].as_i64().unwrap()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embeddings_are_stored_change_the_order_and_a_dead_server_degrades() {
+    let (s, ids) = store().await;
+
+    // Words only: the off-topic newest item wins the tie with the meaning-only match.
+    let words = Context::with_fetcher(s.clone(), Default::default());
+    let a = list(&words).await;
+    assert!(a.ok, "{}", a.answer);
+    assert_eq!(order(&a), vec![ids[0], ids[2], ids[1]]);
+    assert_eq!(a.data.as_ref().unwrap()["quality"]["embeddings"]["state"], "off");
+
+    // With the embedding server: every candidate is embedded and stored, and the
+    // meaning-only match moves above the off-topic item.
+    let mut fake = Fake::start(Mode::Good);
+    let ctx = Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base)));
+    let a = list(&ctx).await;
+    assert!(a.ok, "{}", a.answer);
+    assert_eq!(vector_count(&s, "fake-embed").await.unwrap(), 3);
+    assert_eq!(a.data.as_ref().unwrap()["quality"]["embeddings"]["state"], "used");
+    assert_eq!(order(&a), vec![ids[0], ids[1], ids[2]]);
+    assert!(a.caveat.as_deref().is_none_or(|c| !c.contains("embedding")), "{:?}", a.caveat);
+    let asked = fake.requests.load(Ordering::SeqCst);
+    assert_eq!(asked, 2, "one request for the interests, one batch for the three items");
+
+    // Stored vectors are reused: the next call asks only for the interests vector.
+    let again = list(&ctx).await;
+    assert_eq!(order(&again), order(&a));
+    assert_eq!(fake.requests.load(Ordering::SeqCst), asked + 1);
+
+    // feed.search ranks its hits with the stored vectors too.
+    let found = run_tool(&ctx, "feed.search", args(json!({"user": "ana", "query": "sequence OR market OR protein"})))
+        .await
+        .unwrap();
+    assert!(found.ok, "{}", found.answer);
+    assert_eq!(found.data.as_ref().unwrap()["quality"]["embeddings"]["state"], "used");
+
+    // The server goes away: still a ranked answer, by words, saying why.
+    fake.kill();
+    let down = list(&ctx).await;
+    assert!(down.ok, "{}", down.answer);
+    assert_eq!(order(&down), vec![ids[0], ids[2], ids[1]]);
+    let caveat = down.caveat.clone().unwrap_or_default();
+    assert!(caveat.contains("embedding server unavailable"), "{caveat}");
+    assert!(caveat.contains("ranked by words only"), "{caveat}");
+    assert!(caveat.contains("fake-embed at"), "{caveat}");
+    assert_eq!(down.data.as_ref().unwrap()["quality"]["embeddings"]["state"], "unavailable");
+    // The digest and the status degrade the same way.
+    let d = run_tool(&ctx, "feed.digest", args(json!({"user": "ana", "days": 3650}))).await.unwrap();
+    assert!(d.ok && d.caveat.unwrap_or_default().contains("embedding server unavailable"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_answers_degrade_and_store_nothing() {
+    for (mode, why) in [(Mode::WrongDims, "unexpected embeddings answer"), (Mode::NotJson, "did not send JSON")] {
+        let (s, ids) = store().await;
+        let fake = Fake::start(mode);
+        let ctx = Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base)));
+        let a = list(&ctx).await;
+        assert!(a.ok, "{}", a.answer);
+        assert_eq!(order(&a), vec![ids[0], ids[2], ids[1]], "ranked by words");
+        let caveat = a.caveat.unwrap_or_default();
+        assert!(caveat.contains("embedding server unavailable") && caveat.contains(why), "{caveat}");
+        assert_eq!(vector_count(&s, "fake-embed").await.unwrap(), 0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backlog_is_embedded_a_bounded_number_per_call() {
+    let s = FeedStore::in_memory().await.unwrap();
+    let feed = s.subscribe("https://example.org/feed.xml", Some("Example")).await.unwrap().feed;
+    let items: Vec<NewItem> = (0..5)
+        .map(|i| {
+            item(&format!("g{i}"), &format!("Protein study {i}"), "Folding.", &format!("2026-10-0{}T00:00:00Z", i + 1))
+        })
+        .collect();
+    s.add_items(Some(feed.id), &items, "2026-10-09T00:00:00Z").await.unwrap();
+    s.create_reader("ana", "protein folding").await.unwrap();
+    let fake = Fake::start(Mode::Good);
+    let ctx =
+        Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base).with_per_call(2)));
+    let first = list(&ctx).await;
+    assert_eq!(vector_count(&s, "fake-embed").await.unwrap(), 2);
+    let c = first.caveat.unwrap_or_default();
+    assert!(c.contains("embeddings cover 2 of 5 candidates so far"), "{c}");
+    list(&ctx).await;
+    let third = list(&ctx).await;
+    assert_eq!(vector_count(&s, "fake-embed").await.unwrap(), 5);
+    assert!(third.caveat.as_deref().is_none_or(|c| !c.contains("embeddings cover")), "{:?}", third.caveat);
+    assert_eq!(third.data.as_ref().unwrap()["quality"]["embeddings"]["state"], "used");
+}
