@@ -236,6 +236,9 @@ impl Nf {
 
     /// The value, when constant.
     pub fn as_const(&self) -> Option<Q> {
+        if self.den.is_one() {
+            return self.num.as_const();
+        }
         Some(self.num.as_const()? / self.den.as_const()?)
     }
 
@@ -278,7 +281,10 @@ impl Nf {
         if num.is_zero() {
             return Ok(Nf::zero());
         }
-        if let Some(c) = den.as_const() {
+        if let Some(c) = den.as_const_ref() {
+            if c.is_one() {
+                return Ok(Nf::poly(num));
+            }
             return Ok(Nf::poly(num.scale(&c.recip())));
         }
         let m = num.common_monomial(&den);
@@ -325,6 +331,9 @@ impl Nf {
 
     /// `self * other`.
     pub fn mul(&self, other: &Nf, cx: &mut Cx) -> Result<Nf> {
+        if self.den.is_one() && other.den.is_one() {
+            return Ok(Nf::poly(mul(&self.num, &other.num, cx)?));
+        }
         let n = mul(&self.num, &other.num, cx)?;
         let d = mul(&self.den, &other.den, cx)?;
         Nf::make(n, d, cx)
@@ -336,7 +345,13 @@ impl Nf {
             return Err(SymError::input("the expression divides by zero"));
         }
         cx.require(CondKind::NonZero, self)?;
-        Nf::make(self.den.clone(), self.num.clone(), cx)
+        // `self` is cancelled, so `den/num` is too: only the leading coefficient of
+        // the new denominator is normalised.
+        if let Some(c) = self.num.as_const_ref() {
+            return Ok(Nf::poly(self.den.scale(&c.recip())));
+        }
+        let inv = self.num.lead().map(|(_, c)| c.recip()).expect("non-zero");
+        Ok(Nf { num: self.den.scale(&inv), den: self.num.scale(&inv) })
     }
 
     /// `self / other`.
@@ -352,6 +367,9 @@ impl Nf {
         let n = n as u64;
         if n == 0 {
             return Ok(Nf::one());
+        }
+        if n == 1 {
+            return Ok(self.clone());
         }
         for p in [&self.num, &self.den] {
             expansion_check(p.len(), n, &cx.budget.limits)?;
@@ -412,7 +430,7 @@ fn pow_poly(p: &Poly, mut n: u64, cx: &mut Cx) -> Result<Poly> {
         }
         let cpow = qpow(c, n, &cx.budget.limits)?;
         let mono: Mono = m.iter().map(|(a, e)| (a.clone(), e * k)).collect();
-        return reduce(&Poly::term(mono, cpow), cx);
+        return reduce(Poly::term(mono, cpow), cx);
     }
     let mut base = p.clone();
     let mut acc = Poly::one();
@@ -444,7 +462,7 @@ pub fn qpow(c: &Q, n: u64, limits: &Limits) -> Result<Q> {
 /// Multiply and apply the atom relations (cos² = 1 − sin², |u|² = u², root(b,q)^q = b).
 fn mul(a: &Poly, b: &Poly, cx: &mut Cx) -> Result<Poly> {
     let p = a.mul_raw(b, &mut cx.budget)?;
-    reduce(&p, cx)
+    reduce(p, cx)
 }
 
 fn reducible(a: &Atom, e: u32) -> bool {
@@ -455,8 +473,8 @@ fn reducible(a: &Atom, e: u32) -> bool {
     }
 }
 
-fn reduce(p: &Poly, cx: &mut Cx) -> Result<Poly> {
-    let mut cur = p.clone();
+fn reduce(p: Poly, cx: &mut Cx) -> Result<Poly> {
+    let mut cur = p;
     for _ in 0..64 {
         if !cur.0.keys().any(|m| m.iter().any(|(a, e)| reducible(a, *e))) {
             return Ok(cur);
@@ -870,6 +888,66 @@ pub fn exp(a: &Nf, cx: &mut Cx) -> Result<Nf> {
     Ok(out)
 }
 
+/// Put every `exp(c·m)` of `d` (same monomial `m`, rational `c`) over one base:
+/// `exp(c·m) = exp(m/D)^(c·D)` with `D` the common denominator of the `c`s, so that
+/// `exp(x/2)^2 − exp(x)` becomes `exp(x/2)^2 − exp(x/2)^2 = 0`. Valid for every real
+/// value (exp is defined and positive everywhere). `None` when no two `exp` atoms
+/// share a monomial with a fractional coefficient (nothing to merge).
+pub fn rebase_exp(d: &Nf, cx: &mut Cx) -> Result<Option<Nf>> {
+    let mut groups: BTreeMap<Mono, (BigInt, usize)> = BTreeMap::new();
+    let atoms = d.atoms();
+    for a in &atoms {
+        if let Some((m, c)) = exp_monomial(a) {
+            let g = groups.entry(m.clone()).or_insert((BigInt::one(), 0));
+            g.0 = g.0.lcm(c.denom());
+            g.1 += 1;
+        }
+    }
+    let mut map: BTreeMap<Atom, Nf> = BTreeMap::new();
+    for a in &atoms {
+        let Some((m, c)) = exp_monomial(a) else { continue };
+        let (den, count) = &groups[m];
+        if den.is_one() || *count < 2 {
+            continue;
+        }
+        let n = (c * Q::from_integer(den.clone())).to_integer().to_i64().ok_or_else(|| SymError::limit("exponent too large"))?;
+        let base = Nf::atom(Atom::Fn(Func::Exp, Box::new(Nf::poly(Poly::term(m.clone(), Q::new(BigInt::one(), den.clone()))))));
+        map.insert(a.clone(), base.pow_int(n, cx)?);
+    }
+    if map.is_empty() {
+        return Ok(None);
+    }
+    cx.rules.insert("exp(c·u) = exp(u/D)^(c·D)");
+    let num = subst_poly(&d.num, &map, cx)?;
+    let den = subst_poly(&d.den, &map, cx)?;
+    Ok(Some(num.div(&den, cx)?))
+}
+
+/// `exp(c·m)` as `(m, c)`, for an exp atom whose argument is a single term.
+fn exp_monomial(a: &Atom) -> Option<(&Mono, &Q)> {
+    match a {
+        Atom::Fn(Func::Exp, u) if u.den.is_one() && u.num.len() == 1 => u.num.0.iter().next().filter(|(m, _)| !m.is_empty()),
+        _ => None,
+    }
+}
+
+/// `p` with the atoms in `map` replaced.
+fn subst_poly(p: &Poly, map: &BTreeMap<Atom, Nf>, cx: &mut Cx) -> Result<Nf> {
+    let mut out = Nf::zero();
+    for (m, c) in &p.0 {
+        let mut t = Nf::constant(c.clone());
+        for (a, e) in m {
+            let f = match map.get(a) {
+                Some(r) => r.pow_int(*e as i64, cx)?,
+                None => Nf::poly(Poly::term(vec![(a.clone(), *e)], Q::one())),
+            };
+            t = t.mul(&f, cx)?;
+        }
+        out = out.add(&t, cx)?;
+    }
+    Ok(out)
+}
+
 /// `log(a)` (the caller records `a > 0`).
 pub fn log(a: &Nf, cx: &mut Cx) -> Result<Nf> {
     if !a.den.is_one() {
@@ -960,29 +1038,31 @@ pub fn sin_cos(a: &Nf, cx: &mut Cx) -> Result<(Nf, Nf)> {
     if !a.den.is_one() {
         return Ok(trig_atoms(a, cx));
     }
-    let mut acc = (Nf::zero(), Nf::one());
+    let mut acc: Option<(Nf, Nf)> = None;
     for (m, c) in &a.num.0 {
         let part = if m.is_empty() {
             trig_atoms(&Nf::constant(c.clone()), cx)
         } else if m.as_slice() == [(Atom::Pi, 1)] && (c * q(12)).is_integer() {
             special_angle(c, cx)?
-        } else if c.is_integer() && c.abs() <= q(8) {
+        } else if let Some(n) = c.is_integer().then(|| c.numer().to_i64()).flatten().filter(|n| n.abs() <= 8) {
             let base = trig_of_monomial(m, cx)?;
-            let n = c.to_integer().to_i64().expect("small");
             if n.abs() > 1 || a.num.len() > 1 {
                 cx.rules.insert("angle-sum and multiple-angle formulas");
             }
-            let mut r = (Nf::zero(), Nf::one());
-            for _ in 0..n.abs() {
+            let mut r = base.clone();
+            for _ in 1..n.abs() {
                 r = angle_sum(&r, &base, cx)?;
             }
             if n < 0 { (r.0.neg(), r.1) } else { r }
         } else {
             trig_atoms(&Nf::poly(Poly::term(m.clone(), c.clone())), cx)
         };
-        acc = angle_sum(&acc, &part, cx)?;
+        acc = Some(match acc {
+            None => part,
+            Some(acc) => angle_sum(&acc, &part, cx)?,
+        });
     }
-    Ok(acc)
+    Ok(acc.unwrap_or_else(|| (Nf::zero(), Nf::one())))
 }
 
 fn angle_sum(a: &(Nf, Nf), b: &(Nf, Nf), cx: &mut Cx) -> Result<(Nf, Nf)> {

@@ -846,7 +846,27 @@ impl<'a> Parser<'a> {
 }
 
 /// Read a decimal number (with optional fraction and exponent) exactly.
+/// A plain decimal (`12`, `0.25`) of at most 18 digits, read without big-number
+/// parsing; `None` for anything else (exponents, long numbers), which the general
+/// reader handles.
+fn small_number(s: &str) -> Option<Q> {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if int.len() + frac.len() > 18 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let m = int.bytes().chain(frac.bytes()).fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
+    if frac.is_empty() {
+        return Some(Q::from_integer(BigInt::from(m)));
+    }
+    let d = 10i64.pow(frac.len() as u32);
+    let g = num_integer::Integer::gcd(&m, &d);
+    Some(Q::new_raw(BigInt::from(m / g), BigInt::from(d / g)))
+}
+
 fn number(s: &str, limits: &Limits) -> std::result::Result<Q, String> {
+    if let Some(v) = small_number(s) {
+        return Ok(v);
+    }
     let (mant, exp) = match s.split_once(['e', 'E']) {
         Some((m, e)) => (m, e.parse::<i64>().map_err(|_| format!("bad exponent in {s}"))?),
         None => (s, 0),
