@@ -22,8 +22,8 @@ use crate::poly::{Budget, Mono, Poly};
 /// An opaque building block of the normal form.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Atom {
-    /// A variable.
-    Sym(String),
+    /// A variable (shared, so cloning an atom does not copy its name).
+    Sym(std::sync::Arc<str>),
     /// π.
     Pi,
     /// Euler's number.
@@ -100,6 +100,10 @@ impl Cx {
             if !ok {
                 return Err(SymError::input(format!("the expression is undefined: {}", cond_text(kind, u))));
             }
+            return Ok(());
+        }
+        // Positive already (exp u, π, x² + 1): every condition but the unit interval holds.
+        if kind != CondKind::UnitInterval && definitely_positive(u) {
             return Ok(());
         }
         // u ≥ 0 already (x², |x|): u > 0 means u ≠ 0, said of the bare factors.
@@ -260,7 +264,7 @@ impl Nf {
         for a in self.atoms() {
             match a {
                 Atom::Sym(s) => {
-                    out.insert(s);
+                    out.insert(s.to_string());
                 }
                 Atom::Pi | Atom::E => {}
                 Atom::Fn(_, u) | Atom::Root(u, _) => out.extend(u.free_symbols()),
@@ -547,7 +551,7 @@ fn term_expr(m: &Mono, c: &Q) -> Expr {
 
 fn atom_expr(a: &Atom) -> Expr {
     match a {
-        Atom::Sym(s) => Expr::Sym(s.clone()),
+        Atom::Sym(s) => Expr::Sym(s.to_string()),
         Atom::Pi => Expr::Pi,
         Atom::E => Expr::E,
         Atom::Fn(f, u) => Expr::func(*f, u.to_expr()),
@@ -561,7 +565,7 @@ pub fn normal_form(e: &Expr, cx: &mut Cx) -> Result<Nf> {
     cx.budget.charge(1)?;
     match e {
         Expr::Num(c) => Ok(Nf::constant(c.clone())),
-        Expr::Sym(s) => Ok(Nf::atom(Atom::Sym(s.clone()))),
+        Expr::Sym(s) => Ok(Nf::atom(Atom::Sym(s.as_str().into()))),
         Expr::Pi => Ok(Nf::atom(Atom::Pi)),
         Expr::E => Ok(Nf::atom(Atom::E)),
         Expr::Add(v) => {
@@ -740,6 +744,21 @@ fn root_const(c: &Q, k: u32) -> Result<Nf> {
     let d = c.denom().clone();
     let mut n = c.numer() * num_traits::Pow::pow(&d, k - 1);
     let mut outside = BigInt::one();
+    if let Some(mut m) = n.to_u64() {
+        // The same in machine integers; once p^k exceeds what is left, no larger
+        // prime power divides it.
+        let mut out: u64 = 1;
+        for prime in small_primes() {
+            let Some(pk) = u64::from(prime).checked_pow(k).filter(|pk| *pk <= m) else { break };
+            while m.is_multiple_of(pk) {
+                m /= pk;
+                out *= u64::from(prime);
+            }
+        }
+        let coef = Q::new(BigInt::from(out), d);
+        let atom = Nf::atom(Atom::Root(Box::new(Nf::constant(Q::from_integer(BigInt::from(m)))), k));
+        return Ok(atom.scale(&coef));
+    }
     for prime in small_primes() {
         let pk = num_traits::Pow::pow(&BigInt::from(prime), k);
         while (&n % &pk).is_zero() {
@@ -752,8 +771,14 @@ fn root_const(c: &Q, k: u32) -> Result<Nf> {
     Ok(atom.scale(&coef))
 }
 
+/// The primes below 200.
+const SMALL_PRIMES: [u32; 46] = [
+    2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109,
+    113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199,
+];
+
 fn small_primes() -> impl Iterator<Item = u32> {
-    (2u32..200).filter(|n| (2..*n).take_while(|d| d * d <= *n).all(|d| n % d != 0))
+    SMALL_PRIMES.into_iter()
 }
 
 /// `|u|`.
@@ -1016,6 +1041,9 @@ fn log_const(c: &Q, cx: &mut Cx) -> Result<Nf> {
     for (x, sign) in [(c.numer().clone(), 1i64), (c.denom().clone(), -1)] {
         let mut x = x;
         for p in small_primes() {
+            if x.is_one() {
+                break;
+            }
             while (&x % p).is_zero() {
                 x /= p;
                 *parts.entry(p).or_default() += sign;
@@ -1173,7 +1201,7 @@ fn diff_atom(a: &Atom, var: &str, cx: &mut Cx) -> Result<Nf> {
         if du.is_zero() { Ok(Nf::zero()) } else { outer.mul(&du, cx) }
     };
     match a {
-        Atom::Sym(s) => Ok(if s == var { Nf::one() } else { Nf::zero() }),
+        Atom::Sym(s) => Ok(if &**s == var { Nf::one() } else { Nf::zero() }),
         Atom::Pi | Atom::E => Ok(Nf::zero()),
         Atom::Fn(f, u) => {
             if !u.free_symbols().contains(var) {

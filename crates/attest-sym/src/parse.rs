@@ -247,7 +247,9 @@ impl<'a> Lexer<'a> {
     fn letters(&mut self) -> Result<()> {
         let start = self.pos;
         let rest = &self.text[start..];
-        let lower = rest.to_lowercase();
+        // Only the first 11 characters can start a phrase ("is equal to").
+        let head_end = rest.char_indices().nth(11).map_or(rest.len(), |(i, _)| i);
+        let lower = rest[..head_end].to_lowercase();
         for (phrase, len) in [("is equal to", 11), ("equals", 6)] {
             if lower.starts_with(phrase) && !rest[len..].starts_with(|c: char| c.is_alphanumeric()) {
                 self.pos += len;
