@@ -935,8 +935,14 @@ pub fn rebase_exp(d: &Nf, cx: &mut Cx) -> Result<Option<Nf>> {
         if den.is_one() || *count < 2 {
             continue;
         }
-        let n = (c * Q::from_integer(den.clone())).to_integer().to_i64().ok_or_else(|| SymError::limit("exponent too large"))?;
-        let base = Nf::atom(Atom::Fn(Func::Exp, Box::new(Nf::poly(Poly::term(m.clone(), Q::new(BigInt::one(), den.clone()))))));
+        let n = (c * Q::from_integer(den.clone()))
+            .to_integer()
+            .to_i64()
+            .ok_or_else(|| SymError::limit("exponent too large"))?;
+        let base = Nf::atom(Atom::Fn(
+            Func::Exp,
+            Box::new(Nf::poly(Poly::term(m.clone(), Q::new(BigInt::one(), den.clone())))),
+        ));
         map.insert(a.clone(), base.pow_int(n, cx)?);
     }
     if map.is_empty() {
@@ -951,7 +957,9 @@ pub fn rebase_exp(d: &Nf, cx: &mut Cx) -> Result<Option<Nf>> {
 /// `exp(c·m)` as `(m, c)`, for an exp atom whose argument is a single term.
 fn exp_monomial(a: &Atom) -> Option<(&Mono, &Q)> {
     match a {
-        Atom::Fn(Func::Exp, u) if u.den.is_one() && u.num.len() == 1 => u.num.0.iter().next().filter(|(m, _)| !m.is_empty()),
+        Atom::Fn(Func::Exp, u) if u.den.is_one() && u.num.len() == 1 => {
+            u.num.0.iter().next().filter(|(m, _)| !m.is_empty())
+        }
         _ => None,
     }
 }

@@ -173,8 +173,7 @@ pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification>
     let first = nf_difference(l, r, limits, Mode::Exact);
     let proved_by_nf = matches!(&first, Ok((_, _, d, _)) if d.is_zero());
     if !proved_by_nf
-        && let Some(c) =
-            numeric_check(&ll, &rl, &vars, &sample_values(vars.len(), split, total), &mut out.numeric)
+        && let Some(c) = numeric_check(&ll, &rl, &vars, &sample_values(vars.len(), split, total), &mut out.numeric)
     {
         return Ok(refuted(out, c));
     }
