@@ -401,7 +401,7 @@ pub fn parse_chain(text: &str, limits: &Limits) -> Result<Vec<Expr>> {
     if text.trim().is_empty() {
         return Err(SymError::input("the expression is empty"));
     }
-    let toks = Lexer { text, pos: 0, out: Vec::new(), limits }.run()?;
+    let toks = Lexer { text, pos: 0, out: Vec::with_capacity(text.len() / 2 + 4), limits }.run()?;
     let mut p = Parser { text, toks, i: 0, depth: 0, nodes: 0, abs_open: 0, limits, stack_base: stack_address() };
     let mut parts = vec![p.sum()?];
     while p.eat(&Tok::Equals) {
@@ -476,23 +476,27 @@ impl<'a> Parser<'a> {
 
     fn sum(&mut self) -> Result<Expr> {
         self.enter()?;
-        let mut terms = vec![self.product()?];
+        // A single term (the common case) allocates no vector.
+        let mut first = Some(self.product()?);
+        let mut terms = Vec::new();
         loop {
-            match self.peek() {
+            let next = match self.peek() {
                 Tok::Plus => {
                     self.bump();
-                    terms.push(self.product()?);
+                    self.product()?
                 }
                 Tok::Minus => {
                     self.bump();
                     let t = self.product()?;
-                    terms.push(self.node(Expr::neg(t))?);
+                    self.node(Expr::neg(t))?
                 }
                 _ => break,
-            }
+            };
+            terms.extend(first.take());
+            terms.push(next);
         }
         self.depth -= 1;
-        let e = if terms.len() == 1 { terms.pop().expect("one term") } else { Expr::Add(terms) };
+        let e = first.unwrap_or(Expr::Add(terms));
         self.node(e)
     }
 
@@ -506,23 +510,27 @@ impl<'a> Parser<'a> {
     }
 
     fn product(&mut self) -> Result<Expr> {
-        let mut factors = vec![self.unary()?];
+        // A single factor (the common case) allocates no vector.
+        let mut first = Some(self.unary()?);
+        let mut factors = Vec::new();
         loop {
-            match self.peek() {
+            let next = match self.peek() {
                 Tok::Star => {
                     self.bump();
-                    factors.push(self.unary()?);
+                    self.unary()?
                 }
                 Tok::Slash => {
                     self.bump();
                     let d = self.unary()?;
-                    factors.push(self.node(Expr::pow(d, Expr::int(-1)))?);
+                    self.node(Expr::pow(d, Expr::int(-1)))?
                 }
-                _ if self.starts_factor() => factors.push(self.power()?),
+                _ if self.starts_factor() => self.power()?,
                 _ => break,
-            }
+            };
+            factors.extend(first.take());
+            factors.push(next);
         }
-        let e = if factors.len() == 1 { factors.pop().expect("one factor") } else { Expr::Mul(factors) };
+        let e = first.unwrap_or(Expr::Mul(factors));
         self.node(e)
     }
 
