@@ -4,7 +4,8 @@
 For each case, SymPy decides with `simplify(lhs - rhs) == 0` (cache cleared before
 each call, parse time excluded); attest-sym's verdict and median time per call come
 from `cargo run --release -p attest-sym --example sympy_table`. Prints a table, the
-agreement on cases both decide, every disagreement, and the median speed ratio.
+agreement on cases both decide, every disagreement, the median and minimum speed
+ratio, and every case under 50x. Honours CARGO_TARGET_DIR (default target/h-sym).
 
     python3 -m venv target/py-sympy && target/py-sympy/bin/pip install sympy
     target/py-sympy/bin/python scripts/sympy_compare.py
@@ -93,6 +94,10 @@ def main():
     print(f"attest-sym verify per case: p50 {rust[len(rust) // 2] * 1e6:.1f} µs, max {rust[-1] * 1e6:.1f} µs")
     print(f"median speed ratio (sympy time / attest-sym time): {statistics.median(ratios):.0f}x; "
           f"min {min(ratios):.0f}x")
+    slow = [(ratio, r["claim"]) for ratio, r in zip(ratios, rows) if ratio < 50]
+    print(f"cases under 50x: {len(slow)}")
+    for ratio, claim in sorted(slow):
+        print(f"  {ratio:5.0f}x  {claim}")
     return 0
 
 

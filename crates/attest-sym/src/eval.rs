@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use crate::expr::{Expr, Func, Q};
+use crate::expr::{Expr, Func, Q, qadd, qmul};
 use crate::nf::exact_root_q;
 
 /// Values of variables, as floats.
@@ -29,33 +29,42 @@ fn finite(v: f64) -> Option<f64> {
 /// The value in floating point; `None` where the expression is undefined (division
 /// by zero, log of a non-positive number, even root of a negative number, overflow).
 pub fn eval_f64(e: &Expr, env: &FloatEnv) -> Option<f64> {
+    eval_f64_with(e, &|s| env.get(s).copied())
+}
+
+/// [`eval_f64`] with the variables' values given by a lookup (no map to build).
+pub fn eval_f64_with<F: Fn(&str) -> Option<f64>>(e: &Expr, env: &F) -> Option<f64> {
     match e {
+        Expr::Num(c) if c.is_integer() => match c.numer().to_i64() {
+            Some(n) if n.unsigned_abs() < 1 << 53 => Some(n as f64),
+            _ => finite(q_to_f64(c)),
+        },
         Expr::Num(c) => finite(q_to_f64(c)),
-        Expr::Sym(s) => env.get(s).copied(),
+        Expr::Sym(s) => env(s),
         Expr::Pi => Some(std::f64::consts::PI),
         Expr::E => Some(std::f64::consts::E),
-        Expr::Add(v) => finite(v.iter().map(|t| eval_f64(t, env)).sum::<Option<f64>>()?),
-        Expr::Mul(v) => finite(v.iter().map(|t| eval_f64(t, env)).product::<Option<f64>>()?),
+        Expr::Add(v) => finite(v.iter().map(|t| eval_f64_with(t, env)).sum::<Option<f64>>()?),
+        Expr::Mul(v) => finite(v.iter().map(|t| eval_f64_with(t, env)).product::<Option<f64>>()?),
         Expr::Pow(b, x) => {
-            let bv = eval_f64(b, env)?;
+            let bv = eval_f64_with(b, env)?;
             if let Expr::Num(r) = x.as_ref() {
                 return pow_rational(bv, r);
             }
-            let xv = eval_f64(x, env)?;
+            let xv = eval_f64_with(x, env)?;
             match bv {
                 b if b > 0.0 => finite(b.powf(xv)),
                 b if b == 0.0 && xv > 0.0 => Some(0.0),
                 _ => None,
             }
         }
-        Expr::Func(f, a) => apply_f64(*f, eval_f64(a, env)?),
+        Expr::Func(f, a) => apply_f64(*f, eval_f64_with(a, env)?),
         Expr::Deriv(..) => None,
     }
 }
 
 fn pow_rational(b: f64, r: &Q) -> Option<f64> {
     if r.is_integer() {
-        let n = r.to_integer().to_i32()?;
+        let n = r.numer().to_i32()?;
         if b == 0.0 && n < 0 {
             return None;
         }
@@ -105,18 +114,22 @@ pub fn eval_exact(e: &Expr, env: &ExactEnv) -> Option<Q> {
         Expr::Num(c) => Some(c.clone()),
         Expr::Sym(s) => env.get(s).cloned(),
         Expr::Pi | Expr::E | Expr::Deriv(..) => None,
-        Expr::Add(v) => v.iter().try_fold(Q::zero(), |acc, t| Some(acc + eval_exact(t, env)?)),
-        Expr::Mul(v) => v.iter().try_fold(Q::one(), |acc, t| Some(acc * eval_exact(t, env)?)),
+        Expr::Add(v) => v.iter().try_fold(Q::zero(), |acc, t| Some(qadd(&acc, &eval_exact(t, env)?))),
+        Expr::Mul(v) => v.iter().try_fold(Q::one(), |acc, t| Some(qmul(&acc, &eval_exact(t, env)?))),
         Expr::Pow(b, x) => {
             let bv = eval_exact(b, env)?;
             let r = x.as_num()?;
             let p = r.numer().to_i32().filter(|p| p.abs() <= 64)?;
             let k = r.denom().to_u32().filter(|k| *k <= 64)?;
-            let root = exact_root_q(&bv, k)?;
+            let root = if k == 1 { bv } else { exact_root_q(&bv, k)? };
             if root.is_zero() && p < 0 {
                 return None;
             }
-            Some(num_traits::Pow::pow(&root, p))
+            Some(match p {
+                1 => root,
+                -1 => root.recip(),
+                _ => num_traits::Pow::pow(&root, p),
+            })
         }
         Expr::Func(f, a) => {
             let v = eval_exact(a, env)?;

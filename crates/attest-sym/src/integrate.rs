@@ -139,7 +139,7 @@ impl Integrator {
     }
 
     fn x(&self) -> Nf {
-        Nf::atom(Atom::Sym(self.v.clone()))
+        Nf::atom(Atom::Sym(self.v.as_str().into()))
     }
 
     fn anti(&mut self, f: &Nf, cx: &mut Cx) -> Result<Nf> {
@@ -178,7 +178,7 @@ impl Integrator {
     /// The antiderivative of a product of atoms that all depend on the variable.
     fn dependent(&mut self, dep: &Mono, cx: &mut Cx) -> Result<(&'static str, Nf)> {
         let x = self.x();
-        let is_x = |a: &Atom| matches!(a, Atom::Sym(s) if *s == self.v);
+        let is_x = |a: &Atom| matches!(a, Atom::Sym(s) if **s == *self.v);
         match dep.as_slice() {
             [] => Ok(("constant rule", x)),
             [(a, n)] if is_x(a) => {
@@ -199,7 +199,7 @@ impl Integrator {
 
     /// `u = a·x + b` with `a`, `b` free of the variable.
     fn linear(&self, u: &Nf) -> Option<(Nf, Nf)> {
-        let xa = Atom::Sym(self.v.clone());
+        let xa = Atom::Sym(self.v.as_str().into());
         if poly_depends(&u.den, &self.v) || u.num.degree_in(&xa) != 1 {
             return None;
         }
@@ -311,7 +311,7 @@ impl Integrator {
     }
 
     fn rational(&mut self, f: &Nf, cx: &mut Cx) -> Result<Nf> {
-        let xa = Atom::Sym(self.v.clone());
+        let xa = Atom::Sym(self.v.as_str().into());
         let dc = f.den.coeffs_in(&xa);
         let consts: Option<Vec<(u32, Q)>> = dc.iter().map(|(e, p)| Some((*e, p.as_const()?))).collect();
         let Some(dcs) = consts.filter(|_| f.den.atoms().len() == 1) else {

@@ -22,8 +22,8 @@ use crate::poly::{Budget, Mono, Poly};
 /// An opaque building block of the normal form.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Atom {
-    /// A variable.
-    Sym(String),
+    /// A variable (shared, so cloning an atom does not copy its name).
+    Sym(std::sync::Arc<str>),
     /// π.
     Pi,
     /// Euler's number.
@@ -100,6 +100,10 @@ impl Cx {
             if !ok {
                 return Err(SymError::input(format!("the expression is undefined: {}", cond_text(kind, u))));
             }
+            return Ok(());
+        }
+        // Positive already (exp u, π, x² + 1): every condition but the unit interval holds.
+        if kind != CondKind::UnitInterval && definitely_positive(u) {
             return Ok(());
         }
         // u ≥ 0 already (x², |x|): u > 0 means u ≠ 0, said of the bare factors.
@@ -236,6 +240,9 @@ impl Nf {
 
     /// The value, when constant.
     pub fn as_const(&self) -> Option<Q> {
+        if self.den.is_one() {
+            return self.num.as_const();
+        }
         Some(self.num.as_const()? / self.den.as_const()?)
     }
 
@@ -257,7 +264,7 @@ impl Nf {
         for a in self.atoms() {
             match a {
                 Atom::Sym(s) => {
-                    out.insert(s);
+                    out.insert(s.to_string());
                 }
                 Atom::Pi | Atom::E => {}
                 Atom::Fn(_, u) | Atom::Root(u, _) => out.extend(u.free_symbols()),
@@ -278,7 +285,10 @@ impl Nf {
         if num.is_zero() {
             return Ok(Nf::zero());
         }
-        if let Some(c) = den.as_const() {
+        if let Some(c) = den.as_const_ref() {
+            if c.is_one() {
+                return Ok(Nf::poly(num));
+            }
             return Ok(Nf::poly(num.scale(&c.recip())));
         }
         let m = num.common_monomial(&den);
@@ -325,6 +335,9 @@ impl Nf {
 
     /// `self * other`.
     pub fn mul(&self, other: &Nf, cx: &mut Cx) -> Result<Nf> {
+        if self.den.is_one() && other.den.is_one() {
+            return Ok(Nf::poly(mul(&self.num, &other.num, cx)?));
+        }
         let n = mul(&self.num, &other.num, cx)?;
         let d = mul(&self.den, &other.den, cx)?;
         Nf::make(n, d, cx)
@@ -336,7 +349,13 @@ impl Nf {
             return Err(SymError::input("the expression divides by zero"));
         }
         cx.require(CondKind::NonZero, self)?;
-        Nf::make(self.den.clone(), self.num.clone(), cx)
+        // `self` is cancelled, so `den/num` is too: only the leading coefficient of
+        // the new denominator is normalised.
+        if let Some(c) = self.num.as_const_ref() {
+            return Ok(Nf::poly(self.den.scale(&c.recip())));
+        }
+        let inv = self.num.lead().map(|(_, c)| c.recip()).expect("non-zero");
+        Ok(Nf { num: self.den.scale(&inv), den: self.num.scale(&inv) })
     }
 
     /// `self / other`.
@@ -352,6 +371,9 @@ impl Nf {
         let n = n as u64;
         if n == 0 {
             return Ok(Nf::one());
+        }
+        if n == 1 {
+            return Ok(self.clone());
         }
         for p in [&self.num, &self.den] {
             expansion_check(p.len(), n, &cx.budget.limits)?;
@@ -412,7 +434,7 @@ fn pow_poly(p: &Poly, mut n: u64, cx: &mut Cx) -> Result<Poly> {
         }
         let cpow = qpow(c, n, &cx.budget.limits)?;
         let mono: Mono = m.iter().map(|(a, e)| (a.clone(), e * k)).collect();
-        return reduce(&Poly::term(mono, cpow), cx);
+        return reduce(Poly::term(mono, cpow), cx);
     }
     let mut base = p.clone();
     let mut acc = Poly::one();
@@ -444,7 +466,7 @@ pub fn qpow(c: &Q, n: u64, limits: &Limits) -> Result<Q> {
 /// Multiply and apply the atom relations (cos² = 1 − sin², |u|² = u², root(b,q)^q = b).
 fn mul(a: &Poly, b: &Poly, cx: &mut Cx) -> Result<Poly> {
     let p = a.mul_raw(b, &mut cx.budget)?;
-    reduce(&p, cx)
+    reduce(p, cx)
 }
 
 fn reducible(a: &Atom, e: u32) -> bool {
@@ -455,8 +477,8 @@ fn reducible(a: &Atom, e: u32) -> bool {
     }
 }
 
-fn reduce(p: &Poly, cx: &mut Cx) -> Result<Poly> {
-    let mut cur = p.clone();
+fn reduce(p: Poly, cx: &mut Cx) -> Result<Poly> {
+    let mut cur = p;
     for _ in 0..64 {
         if !cur.0.keys().any(|m| m.iter().any(|(a, e)| reducible(a, *e))) {
             return Ok(cur);
@@ -529,7 +551,7 @@ fn term_expr(m: &Mono, c: &Q) -> Expr {
 
 fn atom_expr(a: &Atom) -> Expr {
     match a {
-        Atom::Sym(s) => Expr::Sym(s.clone()),
+        Atom::Sym(s) => Expr::Sym(s.to_string()),
         Atom::Pi => Expr::Pi,
         Atom::E => Expr::E,
         Atom::Fn(f, u) => Expr::func(*f, u.to_expr()),
@@ -543,7 +565,7 @@ pub fn normal_form(e: &Expr, cx: &mut Cx) -> Result<Nf> {
     cx.budget.charge(1)?;
     match e {
         Expr::Num(c) => Ok(Nf::constant(c.clone())),
-        Expr::Sym(s) => Ok(Nf::atom(Atom::Sym(s.clone()))),
+        Expr::Sym(s) => Ok(Nf::atom(Atom::Sym(s.as_str().into()))),
         Expr::Pi => Ok(Nf::atom(Atom::Pi)),
         Expr::E => Ok(Nf::atom(Atom::E)),
         Expr::Add(v) => {
@@ -722,6 +744,21 @@ fn root_const(c: &Q, k: u32) -> Result<Nf> {
     let d = c.denom().clone();
     let mut n = c.numer() * num_traits::Pow::pow(&d, k - 1);
     let mut outside = BigInt::one();
+    if let Some(mut m) = n.to_u64() {
+        // The same in machine integers; once p^k exceeds what is left, no larger
+        // prime power divides it.
+        let mut out: u64 = 1;
+        for prime in small_primes() {
+            let Some(pk) = u64::from(prime).checked_pow(k).filter(|pk| *pk <= m) else { break };
+            while m.is_multiple_of(pk) {
+                m /= pk;
+                out *= u64::from(prime);
+            }
+        }
+        let coef = Q::new(BigInt::from(out), d);
+        let atom = Nf::atom(Atom::Root(Box::new(Nf::constant(Q::from_integer(BigInt::from(m)))), k));
+        return Ok(atom.scale(&coef));
+    }
     for prime in small_primes() {
         let pk = num_traits::Pow::pow(&BigInt::from(prime), k);
         while (&n % &pk).is_zero() {
@@ -734,8 +771,14 @@ fn root_const(c: &Q, k: u32) -> Result<Nf> {
     Ok(atom.scale(&coef))
 }
 
+/// The primes below 200.
+const SMALL_PRIMES: [u32; 46] = [
+    2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109,
+    113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173, 179, 181, 191, 193, 197, 199,
+];
+
 fn small_primes() -> impl Iterator<Item = u32> {
-    (2u32..200).filter(|n| (2..*n).take_while(|d| d * d <= *n).all(|d| n % d != 0))
+    SMALL_PRIMES.into_iter()
 }
 
 /// `|u|`.
@@ -870,6 +913,74 @@ pub fn exp(a: &Nf, cx: &mut Cx) -> Result<Nf> {
     Ok(out)
 }
 
+/// Put every `exp(c·m)` of `d` (same monomial `m`, rational `c`) over one base:
+/// `exp(c·m) = exp(m/D)^(c·D)` with `D` the common denominator of the `c`s, so that
+/// `exp(x/2)^2 − exp(x)` becomes `exp(x/2)^2 − exp(x/2)^2 = 0`. Valid for every real
+/// value (exp is defined and positive everywhere). `None` when no two `exp` atoms
+/// share a monomial with a fractional coefficient (nothing to merge).
+pub fn rebase_exp(d: &Nf, cx: &mut Cx) -> Result<Option<Nf>> {
+    let mut groups: BTreeMap<Mono, (BigInt, usize)> = BTreeMap::new();
+    let atoms = d.atoms();
+    for a in &atoms {
+        if let Some((m, c)) = exp_monomial(a) {
+            let g = groups.entry(m.clone()).or_insert((BigInt::one(), 0));
+            g.0 = g.0.lcm(c.denom());
+            g.1 += 1;
+        }
+    }
+    let mut map: BTreeMap<Atom, Nf> = BTreeMap::new();
+    for a in &atoms {
+        let Some((m, c)) = exp_monomial(a) else { continue };
+        let (den, count) = &groups[m];
+        if den.is_one() || *count < 2 {
+            continue;
+        }
+        let n = (c * Q::from_integer(den.clone()))
+            .to_integer()
+            .to_i64()
+            .ok_or_else(|| SymError::limit("exponent too large"))?;
+        let base = Nf::atom(Atom::Fn(
+            Func::Exp,
+            Box::new(Nf::poly(Poly::term(m.clone(), Q::new(BigInt::one(), den.clone())))),
+        ));
+        map.insert(a.clone(), base.pow_int(n, cx)?);
+    }
+    if map.is_empty() {
+        return Ok(None);
+    }
+    cx.rules.insert("exp(c·u) = exp(u/D)^(c·D)");
+    let num = subst_poly(&d.num, &map, cx)?;
+    let den = subst_poly(&d.den, &map, cx)?;
+    Ok(Some(num.div(&den, cx)?))
+}
+
+/// `exp(c·m)` as `(m, c)`, for an exp atom whose argument is a single term.
+fn exp_monomial(a: &Atom) -> Option<(&Mono, &Q)> {
+    match a {
+        Atom::Fn(Func::Exp, u) if u.den.is_one() && u.num.len() == 1 => {
+            u.num.0.iter().next().filter(|(m, _)| !m.is_empty())
+        }
+        _ => None,
+    }
+}
+
+/// `p` with the atoms in `map` replaced.
+fn subst_poly(p: &Poly, map: &BTreeMap<Atom, Nf>, cx: &mut Cx) -> Result<Nf> {
+    let mut out = Nf::zero();
+    for (m, c) in &p.0 {
+        let mut t = Nf::constant(c.clone());
+        for (a, e) in m {
+            let f = match map.get(a) {
+                Some(r) => r.pow_int(*e as i64, cx)?,
+                None => Nf::poly(Poly::term(vec![(a.clone(), *e)], Q::one())),
+            };
+            t = t.mul(&f, cx)?;
+        }
+        out = out.add(&t, cx)?;
+    }
+    Ok(out)
+}
+
 /// `log(a)` (the caller records `a > 0`).
 pub fn log(a: &Nf, cx: &mut Cx) -> Result<Nf> {
     if !a.den.is_one() {
@@ -938,6 +1049,9 @@ fn log_const(c: &Q, cx: &mut Cx) -> Result<Nf> {
     for (x, sign) in [(c.numer().clone(), 1i64), (c.denom().clone(), -1)] {
         let mut x = x;
         for p in small_primes() {
+            if x.is_one() {
+                break;
+            }
             while (&x % p).is_zero() {
                 x /= p;
                 *parts.entry(p).or_default() += sign;
@@ -960,29 +1074,31 @@ pub fn sin_cos(a: &Nf, cx: &mut Cx) -> Result<(Nf, Nf)> {
     if !a.den.is_one() {
         return Ok(trig_atoms(a, cx));
     }
-    let mut acc = (Nf::zero(), Nf::one());
+    let mut acc: Option<(Nf, Nf)> = None;
     for (m, c) in &a.num.0 {
         let part = if m.is_empty() {
             trig_atoms(&Nf::constant(c.clone()), cx)
         } else if m.as_slice() == [(Atom::Pi, 1)] && (c * q(12)).is_integer() {
             special_angle(c, cx)?
-        } else if c.is_integer() && c.abs() <= q(8) {
+        } else if let Some(n) = c.is_integer().then(|| c.numer().to_i64()).flatten().filter(|n| n.abs() <= 8) {
             let base = trig_of_monomial(m, cx)?;
-            let n = c.to_integer().to_i64().expect("small");
             if n.abs() > 1 || a.num.len() > 1 {
                 cx.rules.insert("angle-sum and multiple-angle formulas");
             }
-            let mut r = (Nf::zero(), Nf::one());
-            for _ in 0..n.abs() {
+            let mut r = base.clone();
+            for _ in 1..n.abs() {
                 r = angle_sum(&r, &base, cx)?;
             }
             if n < 0 { (r.0.neg(), r.1) } else { r }
         } else {
             trig_atoms(&Nf::poly(Poly::term(m.clone(), c.clone())), cx)
         };
-        acc = angle_sum(&acc, &part, cx)?;
+        acc = Some(match acc {
+            None => part,
+            Some(acc) => angle_sum(&acc, &part, cx)?,
+        });
     }
-    Ok(acc)
+    Ok(acc.unwrap_or_else(|| (Nf::zero(), Nf::one())))
 }
 
 fn angle_sum(a: &(Nf, Nf), b: &(Nf, Nf), cx: &mut Cx) -> Result<(Nf, Nf)> {
@@ -1093,7 +1209,7 @@ fn diff_atom(a: &Atom, var: &str, cx: &mut Cx) -> Result<Nf> {
         if du.is_zero() { Ok(Nf::zero()) } else { outer.mul(&du, cx) }
     };
     match a {
-        Atom::Sym(s) => Ok(if s == var { Nf::one() } else { Nf::zero() }),
+        Atom::Sym(s) => Ok(if &**s == var { Nf::one() } else { Nf::zero() }),
         Atom::Pi | Atom::E => Ok(Nf::zero()),
         Atom::Fn(f, u) => {
             if !u.free_symbols().contains(var) {

@@ -247,7 +247,9 @@ impl<'a> Lexer<'a> {
     fn letters(&mut self) -> Result<()> {
         let start = self.pos;
         let rest = &self.text[start..];
-        let lower = rest.to_lowercase();
+        // Only the first 11 characters can start a phrase ("is equal to").
+        let head_end = rest.char_indices().nth(11).map_or(rest.len(), |(i, _)| i);
+        let lower = rest[..head_end].to_lowercase();
         for (phrase, len) in [("is equal to", 11), ("equals", 6)] {
             if lower.starts_with(phrase) && !rest[len..].starts_with(|c: char| c.is_alphanumeric()) {
                 self.pos += len;
@@ -399,7 +401,7 @@ pub fn parse_chain(text: &str, limits: &Limits) -> Result<Vec<Expr>> {
     if text.trim().is_empty() {
         return Err(SymError::input("the expression is empty"));
     }
-    let toks = Lexer { text, pos: 0, out: Vec::new(), limits }.run()?;
+    let toks = Lexer { text, pos: 0, out: Vec::with_capacity(text.len() / 2 + 4), limits }.run()?;
     let mut p = Parser { text, toks, i: 0, depth: 0, nodes: 0, abs_open: 0, limits, stack_base: stack_address() };
     let mut parts = vec![p.sum()?];
     while p.eat(&Tok::Equals) {
@@ -474,23 +476,27 @@ impl<'a> Parser<'a> {
 
     fn sum(&mut self) -> Result<Expr> {
         self.enter()?;
-        let mut terms = vec![self.product()?];
+        // A single term (the common case) allocates no vector.
+        let mut first = Some(self.product()?);
+        let mut terms = Vec::new();
         loop {
-            match self.peek() {
+            let next = match self.peek() {
                 Tok::Plus => {
                     self.bump();
-                    terms.push(self.product()?);
+                    self.product()?
                 }
                 Tok::Minus => {
                     self.bump();
                     let t = self.product()?;
-                    terms.push(self.node(Expr::neg(t))?);
+                    self.node(Expr::neg(t))?
                 }
                 _ => break,
-            }
+            };
+            terms.extend(first.take());
+            terms.push(next);
         }
         self.depth -= 1;
-        let e = if terms.len() == 1 { terms.pop().expect("one term") } else { Expr::Add(terms) };
+        let e = first.unwrap_or(Expr::Add(terms));
         self.node(e)
     }
 
@@ -504,23 +510,27 @@ impl<'a> Parser<'a> {
     }
 
     fn product(&mut self) -> Result<Expr> {
-        let mut factors = vec![self.unary()?];
+        // A single factor (the common case) allocates no vector.
+        let mut first = Some(self.unary()?);
+        let mut factors = Vec::new();
         loop {
-            match self.peek() {
+            let next = match self.peek() {
                 Tok::Star => {
                     self.bump();
-                    factors.push(self.unary()?);
+                    self.unary()?
                 }
                 Tok::Slash => {
                     self.bump();
                     let d = self.unary()?;
-                    factors.push(self.node(Expr::pow(d, Expr::int(-1)))?);
+                    self.node(Expr::pow(d, Expr::int(-1)))?
                 }
-                _ if self.starts_factor() => factors.push(self.power()?),
+                _ if self.starts_factor() => self.power()?,
                 _ => break,
-            }
+            };
+            factors.extend(first.take());
+            factors.push(next);
         }
-        let e = if factors.len() == 1 { factors.pop().expect("one factor") } else { Expr::Mul(factors) };
+        let e = first.unwrap_or(Expr::Mul(factors));
         self.node(e)
     }
 
@@ -846,7 +856,27 @@ impl<'a> Parser<'a> {
 }
 
 /// Read a decimal number (with optional fraction and exponent) exactly.
+/// A plain decimal (`12`, `0.25`) of at most 18 digits, read without big-number
+/// parsing; `None` for anything else (exponents, long numbers), which the general
+/// reader handles.
+fn small_number(s: &str) -> Option<Q> {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if int.len() + frac.len() > 18 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let m = int.bytes().chain(frac.bytes()).fold(0i64, |acc, b| acc * 10 + i64::from(b - b'0'));
+    if frac.is_empty() {
+        return Some(Q::from_integer(BigInt::from(m)));
+    }
+    let d = 10i64.pow(frac.len() as u32);
+    let g = num_integer::Integer::gcd(&m, &d);
+    Some(Q::new_raw(BigInt::from(m / g), BigInt::from(d / g)))
+}
+
 fn number(s: &str, limits: &Limits) -> std::result::Result<Q, String> {
+    if let Some(v) = small_number(s) {
+        return Ok(v);
+    }
     let (mant, exp) = match s.split_once(['e', 'E']) {
         Some((m, e)) => (m, e.parse::<i64>().map_err(|_| format!("bad exponent in {s}"))?),
         None => (s, 0),

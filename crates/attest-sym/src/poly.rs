@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use num_traits::{One, Signed, Zero};
 
 use crate::error::{Result, SymError};
-use crate::expr::Q;
+use crate::expr::{Q, qadd, qmul};
 use crate::limits::Limits;
 use crate::nf::Atom;
 
@@ -16,7 +16,150 @@ pub type Mono = Vec<(Atom, u32)>;
 
 /// A polynomial: monomial → non-zero coefficient.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct Poly(pub BTreeMap<Mono, Q>);
+pub struct Poly(pub Terms);
+
+/// The terms of a polynomial: a map monomial → coefficient kept as a vector sorted
+/// by monomial. It iterates, compares and hashes exactly like the `BTreeMap` it
+/// replaces, without a tree node allocated for every small polynomial.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Terms(Vec<(Mono, Q)>);
+
+impl Terms {
+    /// No terms.
+    pub fn new() -> Terms {
+        Terms(Vec::new())
+    }
+
+    /// Number of terms.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are no terms.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `(monomial, coefficient)` in increasing monomial order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Mono, &Q)> + ExactSizeIterator + Clone {
+        self.0.iter().map(|(m, c)| (m, c))
+    }
+
+    /// The monomials, in increasing order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Mono> + ExactSizeIterator + Clone {
+        self.0.iter().map(|(m, _)| m)
+    }
+
+    /// The coefficients, in increasing monomial order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Q> + ExactSizeIterator + Clone {
+        self.0.iter().map(|(_, c)| c)
+    }
+
+    /// The coefficients, by value.
+    pub fn into_values(self) -> impl Iterator<Item = Q> {
+        self.0.into_iter().map(|(_, c)| c)
+    }
+
+    fn find(&self, m: &Mono) -> std::result::Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.cmp(m))
+    }
+
+    /// The coefficient of `m`.
+    pub fn get(&self, m: &Mono) -> Option<&Q> {
+        self.find(m).ok().map(|i| &self.0[i].1)
+    }
+
+    /// Set the coefficient of `m`, returning the old one.
+    pub fn insert(&mut self, m: Mono, c: Q) -> Option<Q> {
+        match self.find(&m) {
+            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, c)),
+            Err(i) => {
+                self.0.insert(i, (m, c));
+                None
+            }
+        }
+    }
+
+    /// Remove `m`, returning its coefficient.
+    pub fn remove(&mut self, m: &Mono) -> Option<Q> {
+        self.find(m).ok().map(|i| self.0.remove(i).1)
+    }
+
+    /// Add `c` to the coefficient of `m`, dropping it when the sum is zero.
+    fn add_term(&mut self, m: Mono, c: Q) {
+        match self.find(&m) {
+            Ok(i) => {
+                let s = qadd(&self.0[i].1, &c);
+                if s.is_zero() {
+                    self.0.remove(i);
+                } else {
+                    self.0[i].1 = s;
+                }
+            }
+            Err(i) => self.0.insert(i, (m, c)),
+        }
+    }
+
+    /// Merge sorted, non-zero `(monomial, coefficient)` pairs in, summing equal
+    /// monomials (in any order) and dropping zero sums.
+    fn merge(&mut self, mut add: Vec<(Mono, Q)>) {
+        add.sort_by(|a, b| a.0.cmp(&b.0));
+        let old = std::mem::take(&mut self.0);
+        let mut out: Vec<(Mono, Q)> = Vec::with_capacity(old.len() + add.len());
+        let push = |out: &mut Vec<(Mono, Q)>, (m, c): (Mono, Q)| match out.last_mut() {
+            Some((k, v)) if *k == m => {
+                *v = qadd(v, &c);
+                if v.is_zero() {
+                    out.pop();
+                }
+            }
+            _ => {
+                if !c.is_zero() {
+                    out.push((m, c));
+                }
+            }
+        };
+        let (mut a, mut b) = (old.into_iter().peekable(), add.into_iter().peekable());
+        loop {
+            let take_a = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => x.0 <= y.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let t = if take_a { a.next() } else { b.next() }.expect("peeked");
+            push(&mut out, t);
+        }
+        self.0 = out;
+    }
+}
+
+impl<'a> IntoIterator for &'a Terms {
+    type Item = (&'a Mono, &'a Q);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (Mono, Q)>, fn(&'a (Mono, Q)) -> (&'a Mono, &'a Q)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(m, c)| (m, c))
+    }
+}
+
+impl FromIterator<(Mono, Q)> for Terms {
+    /// Collect, keeping the last coefficient given for a monomial (as a map would).
+    fn from_iter<I: IntoIterator<Item = (Mono, Q)>>(iter: I) -> Terms {
+        let mut v: Vec<(Mono, Q)> = iter.into_iter().collect();
+        if !v.is_sorted_by(|a, b| a.0 < b.0) {
+            v.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out: Vec<(Mono, Q)> = Vec::with_capacity(v.len());
+            for t in v {
+                match out.last_mut() {
+                    Some(last) if last.0 == t.0 => *last = t,
+                    _ => out.push(t),
+                }
+            }
+            v = out;
+        }
+        Terms(v)
+    }
+}
 
 /// The work and size budget of one operation.
 #[derive(Debug)]
@@ -148,14 +291,14 @@ pub fn mono_cmp(a: &Mono, b: &Mono) -> Ordering {
 impl Poly {
     /// Zero.
     pub fn zero() -> Poly {
-        Poly(BTreeMap::new())
+        Poly(Terms::new())
     }
 
     /// A constant.
     pub fn constant(c: Q) -> Poly {
-        let mut m = BTreeMap::new();
+        let mut m = Terms::new();
         if !c.is_zero() {
-            m.insert(Vec::new(), c);
+            m.0.push((Vec::new(), c));
         }
         Poly(m)
     }
@@ -191,9 +334,17 @@ impl Poly {
         }
     }
 
+    /// The value of a non-zero constant, borrowed.
+    pub fn as_const_ref(&self) -> Option<&Q> {
+        match self.0.len() {
+            1 => self.0.get(&Vec::new()),
+            _ => None,
+        }
+    }
+
     /// Whether this is one.
     pub fn is_one(&self) -> bool {
-        self.as_const().is_some_and(|c| c.is_one())
+        self.as_const_ref().is_some_and(|c| c.is_one())
     }
 
     /// Number of terms.
@@ -211,37 +362,24 @@ impl Poly {
         if c.is_zero() {
             return;
         }
-        match self.0.entry(m) {
-            std::collections::btree_map::Entry::Vacant(v) => {
-                v.insert(c);
-            }
-            std::collections::btree_map::Entry::Occupied(mut o) => {
-                let s = o.get().clone() + c;
-                if s.is_zero() {
-                    o.remove();
-                } else {
-                    *o.get_mut() = s;
-                }
-            }
-        }
+        self.0.add_term(m, c);
     }
 
     /// `self + other`.
     pub fn add(&self, other: &Poly) -> Poly {
         let mut out = self.clone();
-        for (m, c) in &other.0 {
+        if other.len() == 1 {
+            let (m, c) = other.0.iter().next().expect("one term");
             out.add_term(m.clone(), c.clone());
+        } else if !other.is_empty() {
+            out.0.merge(other.0.0.clone());
         }
         out
     }
 
     /// `self - other`.
     pub fn sub(&self, other: &Poly) -> Poly {
-        let mut out = self.clone();
-        for (m, c) in &other.0 {
-            out.add_term(m.clone(), -c.clone());
-        }
-        out
+        self.add(&other.neg())
     }
 
     /// `c * self`.
@@ -249,24 +387,38 @@ impl Poly {
         if c.is_zero() {
             return Poly::zero();
         }
-        Poly(self.0.iter().map(|(m, k)| (m.clone(), k * c)).collect())
+        if c.is_one() {
+            return self.clone();
+        }
+        Poly(self.0.iter().map(|(m, k)| (m.clone(), qmul(k, c))).collect())
     }
 
     /// `-self`.
     pub fn neg(&self) -> Poly {
-        self.scale(&-Q::one())
+        Poly(self.0.iter().map(|(m, k)| (m.clone(), -k)).collect())
     }
 
     /// `self * other`, in the free polynomial ring (no atom relations applied).
     pub fn mul_raw(&self, other: &Poly, b: &mut Budget) -> Result<Poly> {
         b.charge((self.len() * other.len()) as u64)?;
+        for (x, y) in [(self, other), (other, self)] {
+            if let Some(c) = x.as_const_ref() {
+                let p = y.scale(c);
+                for k in p.0.values() {
+                    b.check_digits(k)?;
+                }
+                return Ok(p);
+            }
+        }
         let mut out = Poly::zero();
         for (m1, c1) in &self.0 {
+            let mut row = Vec::with_capacity(other.len());
             for (m2, c2) in &other.0 {
-                let c = c1 * c2;
+                let c = qmul(c1, c2);
                 b.check_digits(&c)?;
-                out.add_term(mono_mul(m1, m2, &b.limits)?, c);
+                row.push((mono_mul(m1, m2, &b.limits)?, c));
             }
+            out.0.merge(row);
             b.check_terms(&out)?;
         }
         Ok(out)

@@ -69,7 +69,7 @@ pub fn solve(text: &str, var: Option<&str>, limits: &Limits) -> Result<Solution>
         out.notes.push("the equation holds for every value (both sides are identical)".into());
         return Ok(out);
     }
-    let xa = Atom::Sym(v.clone());
+    let xa = Atom::Sym(v.as_str().into());
     let poly_in_v = nf.num.atoms().iter().all(|a| *a == xa || !Nf::atom(a.clone()).free_symbols().contains(&v));
     let consts: Option<Vec<Q>> = poly_in_v
         .then(|| {

@@ -704,6 +704,11 @@ mod tests {
         assert!(routed.caveat.unwrap().contains("x > 0"));
         let none = call(&c, "sym.verify", json!({}));
         assert!(!none.ok && none.answer.contains("lhs and rhs"));
+        let k = call(&c, "sym.verify", json!({"lhs": "0.1 + 0.2", "rhs": "0.3"}));
+        assert_eq!(k.answer, "proved: 1/10 + 1/5 = 3/10 (exact rational arithmetic)");
+        let x = call(&c, "sym.verify", json!({"lhs": "exp(x/2)^2", "rhs": "exp(x)"}));
+        assert_eq!(x.answer, "proved: exp(x/2)^2 = exp(x) (normal form, using exp(c·u) = exp(u/D)^(c·D))");
+        assert!(x.caveat.is_none(), "{:?}", x.caveat);
     }
 
     #[test]

@@ -13,8 +13,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{Result, SymError};
-use crate::eval::{ExactEnv, eval_exact, eval_f64, eval_interval, q_to_f64, to_float_env};
-use crate::expr::{Expr, Q, q, qf};
+use crate::eval::{ExactEnv, eval_exact, eval_f64_with, eval_interval, q_to_f64};
+use crate::expr::{Expr, Q, qf};
 use crate::limits::Limits;
 use crate::nf::{Atom, Cx, Mode, Nf, normal_form};
 use crate::parse::{parse_chain, parse_expr};
@@ -113,19 +113,40 @@ pub fn verify_equation(text: &str, limits: &Limits) -> Result<Verification> {
 
 /// Replace `d/dx` nodes by the derivative they denote, for numeric evaluation.
 pub fn lower(e: &Expr, limits: &Limits) -> Result<Expr> {
+    if !has_deriv(e) {
+        return Ok(e.clone());
+    }
+    lower_derivs(e, limits)
+}
+
+fn has_deriv(e: &Expr) -> bool {
+    match e {
+        Expr::Deriv(..) => true,
+        Expr::Add(v) | Expr::Mul(v) => v.iter().any(has_deriv),
+        Expr::Pow(a, b) => has_deriv(a) || has_deriv(b),
+        Expr::Func(_, a) => has_deriv(a),
+        _ => false,
+    }
+}
+
+fn lower_cow<'a>(e: &'a Expr, limits: &Limits) -> Result<std::borrow::Cow<'a, Expr>> {
+    Ok(if has_deriv(e) { std::borrow::Cow::Owned(lower_derivs(e, limits)?) } else { std::borrow::Cow::Borrowed(e) })
+}
+
+fn lower_derivs(e: &Expr, limits: &Limits) -> Result<Expr> {
     Ok(match e {
         Expr::Deriv(..) => normal_form(e, &mut Cx::new(*limits))?.to_expr(),
-        Expr::Add(v) => Expr::Add(v.iter().map(|t| lower(t, limits)).collect::<Result<_>>()?),
-        Expr::Mul(v) => Expr::Mul(v.iter().map(|t| lower(t, limits)).collect::<Result<_>>()?),
-        Expr::Pow(a, b) => Expr::pow(lower(a, limits)?, lower(b, limits)?),
-        Expr::Func(f, a) => Expr::func(*f, lower(a, limits)?),
+        Expr::Add(v) => Expr::Add(v.iter().map(|t| lower_derivs(t, limits)).collect::<Result<_>>()?),
+        Expr::Mul(v) => Expr::Mul(v.iter().map(|t| lower_derivs(t, limits)).collect::<Result<_>>()?),
+        Expr::Pow(a, b) => Expr::pow(lower_derivs(a, limits)?, lower_derivs(b, limits)?),
+        Expr::Func(f, a) => Expr::func(*f, lower_derivs(a, limits)?),
         _ => e.clone(),
     })
 }
 
 /// Verify two parsed expressions.
 pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification> {
-    let (ll, rl) = (lower(l, limits)?, lower(r, limits)?);
+    let (ll, rl) = (lower_cow(l, limits)?, lower_cow(r, limits)?);
     let mut vars: Vec<String> = ll.free_symbols().union(&rl.free_symbols()).cloned().collect();
     vars.sort();
     let mut out = Verification {
@@ -140,14 +161,20 @@ pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification>
     };
     // A quick numeric check at 12 fixed points catches most false claims; then the
     // normal form; then, unless it proved the claim, 38 seeded points more.
-    let points = sample_points(&vars, if vars.is_empty() { 1 } else { 50 });
-    let split = points.len().min(12);
-    if let Some(c) = numeric_check(&ll, &rl, &points[..split], &mut out.numeric) {
+    let total = if vars.is_empty() { 1 } else { 50 };
+    let split = total.min(12);
+    let points = sample_values(vars.len(), 0, split);
+    if let Some(c) = numeric_check(&ll, &rl, &vars, &points, &mut out.numeric) {
         return Ok(refuted(out, c));
+    }
+    if constant_verdict(&ll, &rl, &mut out) {
+        return Ok(out);
     }
     let first = nf_difference(l, r, limits, Mode::Exact);
     let proved_by_nf = matches!(&first, Ok((_, _, d, _)) if d.is_zero());
-    if !proved_by_nf && let Some(c) = numeric_check(&ll, &rl, &points[split..], &mut out.numeric) {
+    if !proved_by_nf
+        && let Some(c) = numeric_check(&ll, &rl, &vars, &sample_values(vars.len(), split, total), &mut out.numeric)
+    {
         return Ok(refuted(out, c));
     }
     let (nl, nr, diff, cx) = match first {
@@ -201,6 +228,29 @@ pub fn verify_exprs(l: &Expr, r: &Expr, limits: &Limits) -> Result<Verification>
     Ok(out)
 }
 
+/// Both sides constant with rational values (no π, no irrational root): decided by
+/// exact arithmetic, before any normal form is built. A difference was already
+/// confirmed exactly by the numeric check, so only equality is left to report here.
+fn constant_verdict(l: &Expr, r: &Expr, out: &mut Verification) -> bool {
+    if out.numeric.points != 1 || out.numeric.both_defined != 1 {
+        return false;
+    }
+    let env = ExactEnv::new();
+    let (Some(a), Some(b)) = (eval_exact(l, &env), eval_exact(r, &env)) else { return false };
+    if a != b {
+        return false;
+    }
+    let a = Expr::Num(a).to_string();
+    out.verdict = Verdict::Proved;
+    out.reason = format!("both sides are the rational number {a}, computed exactly");
+    out.steps = vec![
+        format!("left side = {a} (exact rational arithmetic)"),
+        format!("right side = {a}"),
+        "left − right = 0".into(),
+    ];
+    true
+}
+
 type NfPair = (Nf, Nf, Nf, Cx);
 
 fn nf_difference(l: &Expr, r: &Expr, limits: &Limits, mode: Mode) -> Result<NfPair> {
@@ -208,7 +258,12 @@ fn nf_difference(l: &Expr, r: &Expr, limits: &Limits, mode: Mode) -> Result<NfPa
     cx.mode = mode;
     let nl = normal_form(l, &mut cx)?;
     let nr = normal_form(r, &mut cx)?;
-    let diff = nl.sub(&nr, &mut cx)?;
+    let mut diff = nl.sub(&nr, &mut cx)?;
+    if !diff.is_zero()
+        && let Some(d) = crate::nf::rebase_exp(&diff, &mut cx)?
+    {
+        diff = d;
+    }
     Ok((nl, nr, diff, cx))
 }
 
@@ -246,25 +301,36 @@ fn proved(mut out: Verification, nl: &Nf, nr: &Nf, cx: &Cx, where_defined_rules:
 /// Deterministic sample points: small values first (with different values for
 /// different variables), then seeded pseudo-random rationals of both signs.
 pub fn sample_points(vars: &[String], n: usize) -> Vec<ExactEnv> {
-    let fixed = [q(2), q(-1), qf(1, 2), q(3), q(-2), qf(-1, 3), qf(5, 2), q(1), q(0), qf(-7, 4), qf(2, 3), q(-5)];
+    sample_values(vars.len(), 0, n).iter().map(|p| exact_env(vars, p)).collect()
+}
+
+/// Points `start..end` of [`sample_points`] as `(numerator, denominator)` pairs, one
+/// row per point, one column per variable: cheap to make, turned into exact rationals
+/// only when a point is confirmed. `start` is 0 or at least the number of fixed points.
+fn sample_values(nvars: usize, start: usize, end: usize) -> Vec<Vec<(i64, i64)>> {
+    const FIXED: [(i64, i64); 12] =
+        [(2, 1), (-1, 1), (1, 2), (3, 1), (-2, 1), (-1, 3), (5, 2), (1, 1), (0, 1), (-7, 4), (2, 3), (-5, 1)];
+    debug_assert!(start == 0 || start >= FIXED.len() || start >= end);
     let mut rng = SplitMix(0x5eed_a77e_57ed);
-    (0..n)
+    (start..end)
         .map(|i| {
-            vars.iter()
-                .enumerate()
-                .map(|(j, v)| {
-                    let val = if i < fixed.len() {
-                        fixed[(i + 5 * j) % fixed.len()].clone()
+            (0..nvars)
+                .map(|j| {
+                    if i < FIXED.len() {
+                        FIXED[(i + 5 * j) % FIXED.len()]
                     } else {
                         let num = (rng.next() % 61) as i64 - 30;
                         let den = (rng.next() % 7) as i64 + 1;
-                        qf(num, den)
-                    };
-                    (v.clone(), val)
+                        (num, den)
+                    }
                 })
                 .collect()
         })
         .collect()
+}
+
+fn exact_env(vars: &[String], values: &[(i64, i64)]) -> ExactEnv {
+    vars.iter().zip(values).map(|(v, (n, d))| (v.clone(), qf(*n, *d))).collect()
 }
 
 /// A tiny deterministic generator (SplitMix64).
@@ -295,17 +361,26 @@ fn refuted(mut out: Verification, c: Counterexample) -> Verification {
     out
 }
 
-fn numeric_check(l: &Expr, r: &Expr, points: &[ExactEnv], stats: &mut NumericCheck) -> Option<Counterexample> {
-    for env in points {
-        let env = env.clone();
+fn numeric_check(
+    l: &Expr,
+    r: &Expr,
+    vars: &[String],
+    points: &[Vec<(i64, i64)>],
+    stats: &mut NumericCheck,
+) -> Option<Counterexample> {
+    let mut fvals = vec![0.0; vars.len()];
+    for p in points {
         stats.points += 1;
-        let fenv = to_float_env(&env);
-        match (eval_f64(l, &fenv), eval_f64(r, &fenv)) {
+        for (f, (n, d)) in fvals.iter_mut().zip(p) {
+            *f = *n as f64 / *d as f64;
+        }
+        let lookup = |s: &str| vars.iter().position(|v| v == s).map(|i| fvals[i]);
+        match (eval_f64_with(l, &lookup), eval_f64_with(r, &lookup)) {
             (Some(a), Some(b)) => {
                 stats.both_defined += 1;
                 if close(a, b) {
                     stats.agreeing += 1;
-                } else if let Some(c) = confirm(l, r, &env) {
+                } else if let Some(c) = confirm(l, r, &exact_env(vars, p)) {
                     return Some(c);
                 }
             }
@@ -351,7 +426,8 @@ fn exact_refutation(diff: &Nf, l: &Expr, r: &Expr, vars: &[String]) -> Option<Co
     if !diff.atoms().iter().all(|a| matches!(a, Atom::Sym(_))) {
         return None;
     }
-    sample_points(vars, 50).into_iter().find_map(|env| {
+    sample_values(vars.len(), 0, 50).iter().find_map(|p| {
+        let env = exact_env(vars, p);
         let (a, b) = (eval_exact(l, &env)?, eval_exact(r, &env)?);
         (a != b).then(|| Counterexample {
             point: env.iter().map(|(k, v)| (k.clone(), v.to_string())).collect(),
@@ -468,6 +544,48 @@ mod tests {
         let t = v("sin(x)", "x");
         assert_eq!(t.verdict, Verdict::Refuted);
         assert_eq!(t.counterexample.unwrap().confirmed_by, "interval");
+    }
+
+    #[test]
+    fn exp_with_fractional_exponents_share_a_base() {
+        for (l, r) in [
+            ("exp(x/2)^2", "exp(x)"),
+            ("exp(x/2) exp(x/3)", "exp(5x/6)"),
+            ("exp(-x/2)^2 exp(x)", "1"),
+            ("exp(x/3)^3 / exp(x/2)", "exp(x/2)"),
+            ("exp(x y/2)^2", "exp(x y)"),
+        ] {
+            let w = v(l, r);
+            assert_eq!(w.verdict, Verdict::Proved, "{l} = {r}: {}", w.reason);
+            assert!(w.domain.is_empty(), "{l} = {r}");
+        }
+        // Near misses are never proved.
+        for (l, r) in [
+            ("exp(x/2)^2", "exp(x) + 10^-30"),
+            ("exp(x/2)^3", "exp(x)"),
+            ("exp(x/3)^2", "exp(x/2)"),
+            ("exp(x/2) exp(y/2)", "exp(x/2 + y/3)"),
+            ("exp(x/2)^2", "exp(x y)"),
+        ] {
+            let w = v(l, r);
+            assert!(!matches!(w.verdict, Verdict::Proved | Verdict::ProvedWhereDefined), "{l} = {r}: {}", w.reason);
+        }
+        assert_eq!(v("exp(x/2)^2", "exp(x) + 10^-30").verdict, Verdict::Refuted);
+    }
+
+    #[test]
+    fn constants_are_decided_exactly() {
+        for (l, r) in [("0.1 + 0.2", "0.3"), ("8^(1/3)", "2"), ("1/2 + 1/3", "5/6"), ("log(1)", "0")] {
+            let w = v(l, r);
+            assert_eq!(w.verdict, Verdict::Proved, "{l} = {r}: {}", w.reason);
+        }
+        for (l, r) in [("1/3", "0.333333333333333333"), ("0.1 + 0.2", "0.30000000000000004"), ("2^10", "1000")] {
+            let w = v(l, r);
+            assert_eq!(w.verdict, Verdict::Refuted, "{l} = {r}: {}", w.reason);
+            assert_eq!(w.counterexample.unwrap().confirmed_by, "exact");
+        }
+        // sqrt(2) is not rational: never proved equal to its float.
+        assert!(!matches!(v("sqrt(2)", "1.4142135623730951").verdict, Verdict::Proved | Verdict::ProvedWhereDefined));
     }
 
     #[test]

@@ -232,6 +232,8 @@ fn proof_tag(v: &Verification) -> String {
     let rules: Vec<&str> = v.steps.iter().filter_map(|s| s.strip_prefix("rule used: ")).collect();
     if v.reason.starts_with("proved by equality saturation") {
         "equality saturation".into()
+    } else if v.reason.starts_with("both sides are the rational number") {
+        "exact rational arithmetic".into()
     } else if rules.is_empty() {
         "polynomial normal form".into()
     } else {

@@ -82,3 +82,44 @@ fn no_false_identity_is_ever_proved() {
     }
     assert!(proved > 100 && refuted > 100, "proved {proved}, refuted {refuted}");
 }
+
+/// Property: products of powers of `exp(p/q · x)` are proved equal to `exp(c·x)`
+/// exactly when `c` is the true sum of the exponents; a near miss (the sum shifted by
+/// a small fraction, or a constant added) is never proved. The truth is known by
+/// construction, so no evaluation is needed to judge the verdict.
+#[test]
+fn exp_products_with_fractional_exponents() {
+    let mut rng = SplitMix(20_261_130);
+    let lim = Limits::default();
+    let (mut proved, mut rejected) = (0, 0);
+    for i in 0..200 {
+        let mut total = Q::from_integer(0.into());
+        let mut factors = Vec::new();
+        for _ in 0..1 + rng.next() % 3 {
+            let p = (rng.next() % 7) as i64 - 3;
+            let q = 1 + (rng.next() % 4) as i64;
+            let k = 1 + (rng.next() % 3) as i64;
+            total += Q::new((p * k).into(), q.into());
+            factors.push(format!("exp(({p}/{q})*x)^{k}"));
+        }
+        let lhs = factors.join(" * ");
+        let (rhs, truth) = match i % 3 {
+            0 => (format!("exp(({total})*x)"), true),
+            1 => {
+                let shift = Q::new(1.into(), (2 + (rng.next() % 5) as i64).into());
+                (format!("exp(({})*x)", &total + shift), false)
+            }
+            _ => (format!("exp(({total})*x) + 1/1000000"), false),
+        };
+        let v = verify(&lhs, &rhs, &lim).unwrap_or_else(|e| panic!("{lhs} = {rhs}: {e}"));
+        let is_proved = matches!(v.verdict, Verdict::Proved | Verdict::ProvedWhereDefined);
+        if truth {
+            assert_eq!(v.verdict, Verdict::Proved, "{lhs} = {rhs}: {}", v.reason);
+            proved += 1;
+        } else {
+            assert!(!is_proved, "proved but false: {lhs} = {rhs}");
+            rejected += 1;
+        }
+    }
+    assert!(proved > 50 && rejected > 100, "proved {proved}, rejected {rejected}");
+}
