@@ -3,34 +3,17 @@
 //! into (served by a loopback server, as `attest ingest` would fetch it).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use attest_feed::FeedStore;
 use attest_feed::fetch::Fetcher;
 use attest_feed::ingest;
-use rmcp::model::{CallToolRequestParams, Tool};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use attest_testkit::http::{self, Reply};
+use attest_testkit::{Session, validate};
 use serde_json::{Value, json};
 use tokio::process::Command;
-
-#[derive(Clone, Default)]
-struct Watcher {
-    list_changed: Arc<AtomicUsize>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
-        self.list_changed.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/feeds")
@@ -41,78 +24,50 @@ fn corpus_dir() -> PathBuf {
 /// Serves the corpus on 127.0.0.1, plus `huge.xml` (20 MB), `slow.xml` (never finishes)
 /// and `page.html` (not a feed).
 fn serve_corpus() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || handle(stream));
+    let server = http::serve(|req| {
+        let path = req.target.trim_start_matches('/').to_string();
+        match path.as_str() {
+            "huge.xml" => Reply::Raw(Box::new(|out| {
+                let total = 20 * 1024 * 1024;
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {total}\r\nConnection: close\r\n\r\n");
+                let _ = out.write_all(head.as_bytes());
+                let chunk = vec![b' '; 64 * 1024];
+                for _ in 0..total / chunk.len() {
+                    if out.write_all(&chunk).is_err() {
+                        return;
+                    }
+                }
+            })),
+            "huge-chunked.xml" => Reply::Raw(Box::new(|out| {
+                let _ = out.write_all(
+                    b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n<rss version=\"2.0\"><channel><title>big</title>",
+                );
+                let chunk = format!("<item><title>x</title><description>{}</description></item>", "y".repeat(4000));
+                for _ in 0..(20 * 1024 * 1024 / chunk.len()) {
+                    if out.write_all(chunk.as_bytes()).is_err() {
+                        return;
+                    }
+                }
+            })),
+            "slow.xml" => Reply::Raw(Box::new(|out| {
+                let _ = out.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n<rss version=\"2.0\">",
+                );
+                for _ in 0..300 {
+                    std::thread::sleep(Duration::from_millis(100));
+                    if out.write_all(b" ").and_then(|_| out.flush()).is_err() {
+                        return;
+                    }
+                }
+            })),
+            "page.html" => Reply::ok("text/html", std::fs::read(corpus_dir().join("not-a-feed.html")).unwrap()),
+            p => match std::fs::read(corpus_dir().join(p)).ok().filter(|_| !p.contains("..") && !p.is_empty()) {
+                Some(b) => Reply::ok("application/xml", b),
+                None => Reply::status("404 Not Found"),
+            },
         }
     });
-    base
-}
-
-fn handle(stream: TcpStream) {
-    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_string();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-            break;
-        }
-    }
-    let mut out = stream;
-    match path.as_str() {
-        "huge.xml" => {
-            let total = 20 * 1024 * 1024;
-            let _ = out.write_all(
-                format!("HTTP/1.1 200 OK\r\nContent-Length: {total}\r\nConnection: close\r\n\r\n").as_bytes(),
-            );
-            let chunk = vec![b' '; 64 * 1024];
-            for _ in 0..total / chunk.len() {
-                if out.write_all(&chunk).is_err() {
-                    return;
-                }
-            }
-        }
-        "huge-chunked.xml" => {
-            let _ = out.write_all(
-                b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n<rss version=\"2.0\"><channel><title>big</title>",
-            );
-            let chunk = format!("<item><title>x</title><description>{}</description></item>", "y".repeat(4000));
-            for _ in 0..(20 * 1024 * 1024 / chunk.len()) {
-                if out.write_all(chunk.as_bytes()).is_err() {
-                    return;
-                }
-            }
-        }
-        "slow.xml" => {
-            let _ = out.write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nConnection: close\r\n\r\n<rss version=\"2.0\">",
-            );
-            for _ in 0..300 {
-                std::thread::sleep(Duration::from_millis(100));
-                if out.write_all(b" ").and_then(|_| out.flush()).is_err() {
-                    return;
-                }
-            }
-        }
-        "page.html" => send(&mut out, "200 OK", &std::fs::read(corpus_dir().join("not-a-feed.html")).unwrap()),
-        p => match std::fs::read(corpus_dir().join(p)).ok().filter(|_| !p.contains("..") && !p.is_empty()) {
-            Some(b) => send(&mut out, "200 OK", &b),
-            None => send(&mut out, "404 Not Found", b"no such file"),
-        },
-    }
-}
-
-fn send(out: &mut TcpStream, status: &str, body: &[u8]) {
-    let head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
-    let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(body);
+    format!("{}/", server.url)
 }
 
 /// A temporary database holding the committed corpus, ingested over loopback.
@@ -132,10 +87,16 @@ async fn corpus_db(base: &str) -> tempfile::TempDir {
 // ---- the server under test ---------------------------------------------------------------
 
 struct Server {
-    client: RunningService<RoleClient, Watcher>,
-    watcher: Watcher,
+    s: Session,
     base: String,
     _db: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Server {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.s
+    }
 }
 
 async fn start(env: &[(&str, &str)]) -> Server {
@@ -149,44 +110,13 @@ async fn start(env: &[(&str, &str)]) -> Server {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-    let watcher = Watcher::default();
-    let client = watcher.clone().serve(transport).await.expect("handshake");
-    Server { client, watcher, base, _db: db }
+    Server { s: Session::spawn(cmd).await, base, _db: db }
 }
 
 impl Server {
-    async fn names(&self) -> Vec<String> {
-        let mut n: Vec<String> =
-            self.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
-        n.sort();
-        n
-    }
-
-    async fn tools(&self) -> Vec<Tool> {
-        self.client.list_all_tools().await.unwrap()
-    }
-
-    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
-        let r = self
-            .client
-            .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.as_object().unwrap().clone()))
-            .await
-            .unwrap_or_else(|e| panic!("{name} failed at the protocol level: {e}"));
-        let text = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
-        (r.structured_content.expect("every result has structured content"), text, r.is_error.unwrap_or(false))
-    }
-
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
-}
-
-fn validate(schema: &Value, instance: &Value, what: &str) {
-    let validator = jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{what}: bad schema: {e}"));
-    let errors: Vec<String> =
-        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
-    assert!(errors.is_empty(), "{what}: result does not match its outputSchema: {errors:?}\n{instance:#}");
 }
 
 const ALL_FEED_TOOLS: &[&str] = &[
@@ -217,7 +147,7 @@ const ALL_FEED_TOOLS: &[&str] = &[
 async fn starts_with_only_the_two_entry_tools() {
     let s = start(&[]).await;
     assert_eq!(s.names().await, ["feed.ask", "feed.tools"]);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -228,14 +158,14 @@ async fn feed_tools_lists_everything_and_notifies() {
     assert_eq!(out["ok"], true);
     assert!(text.contains("feed.list"), "{text}");
     for _ in 0..50 {
-        if s.watcher.list_changed.load(Ordering::SeqCst) > 0 {
+        if s.list_changed() > 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(s.watcher.list_changed.load(Ordering::SeqCst), 1, "tools/list_changed was not received");
+    assert_eq!(s.list_changed(), 1, "tools/list_changed was not received");
     assert_eq!(s.names().await, ALL_FEED_TOOLS);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -247,7 +177,7 @@ async fn expand_never_widens_beyond_the_surface() {
     let (out, _, is_error) = s.call("runs.list", json!({})).await;
     assert!(!is_error);
     assert_eq!(out["ok"], false);
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -268,7 +198,7 @@ async fn every_tool_declares_annotations_and_an_output_schema() {
         let first = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_string();
         assert!(first.ends_with('.') || first.ends_with('?'), "{}: {first}", t.name);
     }
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 #[tokio::test]
@@ -330,7 +260,7 @@ async fn asking_reaches_the_right_tool_in_one_call() {
     let (out, _, _) = s.call("feed.ask", json!({"question": "hmm", "user": "chem"})).await;
     assert_eq!(out["ok"], false);
     assert!(out["options"].as_array().unwrap().len() >= 2, "{out:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 /// Good and bad calls on every tool; each result, success or failure, validates against
@@ -447,7 +377,7 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
     let (out, _, _) = s.call("feed.list", json!({"user": "chem", "limit": 16})).await;
     assert_eq!(out["ok"], true);
     assert!(out["data"].is_object(), "the largest list keeps its detail within budget: {out:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }
 
 fn clip(s: &str) -> String {
@@ -463,37 +393,15 @@ fn research_fixture(name: &str) -> Vec<u8> {
 /// Serves the recorded arXiv, PubMed and CrossRef answers on 127.0.0.1; `/down/`
 /// answers HTTP 503.
 fn serve_research() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut line = String::new();
-                if reader.read_line(&mut line).is_err() {
-                    return;
-                }
-                loop {
-                    let mut h = String::new();
-                    if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-                        break;
-                    }
-                }
-                let path = line.split_whitespace().nth(1).unwrap_or("/").split('?').next().unwrap_or("").to_string();
-                let mut out = stream;
-                match path.as_str() {
-                    "/arxiv" => send(&mut out, "200 OK", &research_fixture("arxiv-query.atom")),
-                    "/pubmed/esearch.fcgi" => send(&mut out, "200 OK", &research_fixture("pubmed-esearch.json")),
-                    "/pubmed/esummary.fcgi" => send(&mut out, "200 OK", &research_fixture("pubmed-esummary.json")),
-                    "/crossref/works" => send(&mut out, "200 OK", &research_fixture("crossref-works.json")),
-                    p if p.starts_with("/down/") => send(&mut out, "503 Service Unavailable", b"try later"),
-                    _ => send(&mut out, "404 Not Found", b"no such path"),
-                }
-            });
-        }
-    });
-    base
+    http::serve(|req| match req.target.split('?').next().unwrap_or("") {
+        "/arxiv" => Reply::ok("application/atom+xml", research_fixture("arxiv-query.atom")),
+        "/pubmed/esearch.fcgi" => Reply::ok("application/json", research_fixture("pubmed-esearch.json")),
+        "/pubmed/esummary.fcgi" => Reply::ok("application/json", research_fixture("pubmed-esummary.json")),
+        "/crossref/works" => Reply::ok("application/json", research_fixture("crossref-works.json")),
+        p if p.starts_with("/down/") => Reply::status("503 Service Unavailable"),
+        _ => Reply::status("404 Not Found"),
+    })
+    .url
 }
 
 #[tokio::test]
@@ -505,7 +413,7 @@ async fn research_is_off_by_default_and_searches_the_recorded_services_when_on()
     assert_eq!(out["ok"], false, "{out:#}");
     assert!(out["answer"].as_str().unwrap().contains("ATTEST_RESEARCH_WEB=1"), "{out:#}");
     assert_eq!(out["options"], json!(["feed.search", "feed.source_suggest"]));
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 
     // On, against loopback: three services, one of them down.
     let web = serve_research();
@@ -550,5 +458,5 @@ async fn research_is_off_by_default_and_searches_the_recorded_services_when_on()
     assert_eq!(out["tool_used"], "feed.research", "{out:#}");
     assert_eq!(out["ok"], true, "{out:#}");
     assert_eq!(out["data"]["papers"][0]["source"], "pubmed", "{out:#}");
-    s.client.cancel().await.unwrap();
+    s.s.close().await;
 }

@@ -46,26 +46,7 @@ async fn empty_db(dir: &Path) -> PathBuf {
     path
 }
 
-struct Server {
-    s: Session,
-}
-
-impl std::ops::Deref for Server {
-    type Target = Session;
-    fn deref(&self) -> &Session {
-        &self.s
-    }
-}
-
-impl Server {
-    /// (structured content, text, isError) of one call.
-    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
-        let c = self.s.call(name, args).await;
-        (c.value, c.text, c.is_error)
-    }
-}
-
-async fn start(db: &Path, root: Option<&Path>, env: &[(&str, &str)]) -> Server {
+async fn start(db: &Path, root: Option<&Path>, env: &[(&str, &str)]) -> Session {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_attest-knowledge"));
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -77,7 +58,7 @@ async fn start(db: &Path, root: Option<&Path>, env: &[(&str, &str)]) -> Server {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    Server { s: Session::spawn(cmd).await }
+    Session::spawn(cmd).await
 }
 
 const ALL_TOOLS: &[&str] = &[
@@ -113,7 +94,7 @@ async fn starts_with_only_the_two_entry_tools_and_widens_on_kg_tools() {
     }
     assert_eq!(s.list_changed(), 1, "tools/list_changed was not received");
     assert_eq!(s.names().await, ALL_TOOLS);
-    s.s.close().await;
+    s.close().await;
 }
 
 #[tokio::test]
@@ -132,7 +113,7 @@ async fn expand_never_widens_beyond_the_surface() {
     }
     let (out, _, _) = s.call("kg.ask", json!({"tool": "feed.list", "args": {"user": "alice"}})).await;
     assert_eq!(out["ok"], false, "{out:#}");
-    s.s.close().await;
+    s.close().await;
 }
 
 #[tokio::test]
@@ -148,7 +129,7 @@ async fn every_tool_declares_annotations_and_an_output_schema() {
         let first = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_string();
         assert!(first.ends_with('.') || first.ends_with('?'), "{}: {first}", t.name);
     }
-    s.s.close().await;
+    s.close().await;
 }
 
 fn names_of(rows: &Value, key: &str) -> Vec<String> {
@@ -233,7 +214,7 @@ async fn planted_structure_is_recovered() {
     assert_eq!(a["data"]["user"], "alice", "the only reader is used: {a:#}");
     let a = s.ok("kg.ask", json!({"question": "x", "tool": "kg.neighbors", "args": {"concept": "tool use"}})).await;
     assert_eq!(names_of(&a["data"]["rows"], "name"), ["question-answering", "reward-modeling"]);
-    s.s.close().await;
+    s.close().await;
 }
 
 /// The graph is derived on every call: items tagged by `attest tag` while the server
@@ -257,7 +238,7 @@ async fn answers_follow_the_archive_without_a_restart() {
     store.close().await;
     let after = s.ok("kg.neighbors", json!({"concept": "retrieval"})).await;
     assert!(after["caveat"].is_null() || !after["caveat"].as_str().unwrap().contains("attest tag"), "{after:#}");
-    s.s.close().await;
+    s.close().await;
 }
 
 /// Good and bad calls on every tool; each result validates against the tool's own
@@ -369,7 +350,7 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
     assert_eq!(chk["data"]["malformed"].as_array().unwrap().len(), 1, "{chk:#}");
     // Still answering after all that.
     s.ok("kg.central", json!({})).await;
-    s.s.close().await;
+    s.close().await;
 }
 
 #[tokio::test]
@@ -403,5 +384,5 @@ async fn an_empty_archive_is_an_actionable_refusal_on_every_graph_tool() {
     let (out, _, _) = s.call("cite.check", json!({"path": "draft.md"})).await;
     assert_eq!(out["ok"], false);
     assert!(out["answer"].as_str().unwrap().contains("RESEARCH_ROOT"), "{out:#}");
-    s.s.close().await;
+    s.close().await;
 }

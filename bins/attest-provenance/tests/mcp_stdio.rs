@@ -31,27 +31,7 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-struct Server {
-    s: Session,
-    _db: tempfile::TempDir,
-}
-
-impl std::ops::Deref for Server {
-    type Target = Session;
-    fn deref(&self) -> &Session {
-        &self.s
-    }
-}
-
-impl Server {
-    /// (structured content, text, isError) of one call.
-    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
-        let c = self.s.call(name, args).await;
-        (c.value, c.text, c.is_error)
-    }
-}
-
-async fn start(root: &Path, env: &[(&str, &str)]) -> Server {
+async fn start(root: &Path, env: &[(&str, &str)]) -> Session {
     let db = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_attest-provenance"));
     cmd.env_clear()
@@ -61,7 +41,7 @@ async fn start(root: &Path, env: &[(&str, &str)]) -> Server {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    Server { s: Session::spawn(cmd).await, _db: db }
+    Session::spawn(cmd).await.keeping(db)
 }
 
 const ALL_RUNS_TOOLS: &[&str] = &[
@@ -82,7 +62,7 @@ async fn starts_with_only_the_two_entry_tools() {
     let ws = workspace();
     let s = start(ws.path(), &[]).await;
     assert_eq!(s.names().await, ["runs.ask", "runs.tools"]);
-    s.s.close().await;
+    s.close().await;
 }
 
 #[tokio::test]
@@ -106,7 +86,7 @@ async fn runs_tools_lists_everything_and_notifies() {
     s.call("runs.tools", json!({})).await;
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     assert_eq!(s.list_changed(), 1);
-    s.s.close().await;
+    s.close().await;
 }
 
 #[tokio::test]
@@ -120,7 +100,7 @@ async fn expand_never_widens_beyond_the_surface() {
     let (out, _, is_error) = s.call("feed.list", json!({"user": "a"})).await;
     assert!(!is_error);
     assert_eq!(out["ok"], false);
-    s.s.close().await;
+    s.close().await;
 }
 
 #[tokio::test]
@@ -130,7 +110,7 @@ async fn underscore_names_are_served_on_request() {
     assert_eq!(s.names().await, ["runs_ask", "runs_tools"]);
     let (out, _, _) = s.call("runs_ask", json!({"question": "what runs do I have?"})).await;
     assert!(out["answer"].is_string());
-    s.s.close().await;
+    s.close().await;
 }
 
 #[tokio::test]
@@ -149,7 +129,7 @@ async fn every_tool_declares_annotations_and_an_output_schema() {
         let first = t.description.as_deref().unwrap_or("").lines().next().unwrap_or("").to_string();
         assert!(first.ends_with('.') || first.ends_with('?'), "{}: {first}", t.name);
     }
-    s.s.close().await;
+    s.close().await;
 }
 
 /// Good and bad calls on every tool; each result, success or failure, validates
@@ -225,5 +205,5 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
     // The server is still answering, and the unclosed claim comment is reported.
     let (out, _, _) = s.call("runs.claims_check", json!({"path": root.join("paper/unclosed.md")})).await;
     assert!(!out["data"]["malformed"].as_array().unwrap().is_empty(), "{out:#}");
-    s.s.close().await;
+    s.close().await;
 }

@@ -24,14 +24,6 @@ impl std::ops::Deref for Server {
     }
 }
 
-impl Server {
-    /// (structured content, text, isError) of one call.
-    async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
-        let c = self.s.call(name, args).await;
-        (c.value, c.text, c.is_error)
-    }
-}
-
 async fn start(env: &[(&str, &str)]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("attest.db");

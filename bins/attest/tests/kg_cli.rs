@@ -2,11 +2,11 @@
 //! new items with keyphrases), draw the graph, catch up with `attest tag`, and the
 //! optional chat tagger against a loopback stand-in for an OpenAI-compatible server.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+
+use attest_testkit::http::{self, Reply};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
@@ -106,9 +106,7 @@ fn the_chat_tagger_is_off_unless_configured() {
 fn an_unreachable_chat_model_stops_the_run_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = ingested(dir.path());
-    // A port nothing listens on: bind, note it, close.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let url = format!("http://127.0.0.1:{port}/v1");
+    let url = format!("{}/v1", http::closed_port_url());
     let before = tags_by_origin(&db, "keyphrase");
     let o = attest(&["tag", "--chat"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "m")]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -118,39 +116,14 @@ fn an_unreachable_chat_model_stops_the_run_and_changes_nothing() {
 }
 
 /// A stand-in for an OpenAI-compatible `/chat/completions` endpoint: answers each
-/// request with the next canned assistant text, records the request bodies.
-fn chat_server(replies: Vec<String>) -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        let mut replies = replies.into_iter().cycle();
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut len = 0usize;
-            let mut line = String::new();
-            while reader.read_line(&mut line).unwrap() > 0 && line != "\r\n" {
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap();
-                }
-                line.clear();
-            }
-            let mut body = vec![0; len];
-            reader.read_exact(&mut body).unwrap();
-            log.lock().unwrap().push(String::from_utf8_lossy(&body).into_owned());
-            let content = replies.next().unwrap();
-            let answer = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]});
-            let answer = answer.to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-                answer.len()
-            );
-        }
+/// request with the next canned assistant text, in a cycle.
+fn chat_server(replies: Vec<String>) -> (String, http::Server) {
+    let next = Mutex::new(replies.into_iter().cycle());
+    let server = http::serve(move |_| {
+        let content = next.lock().unwrap().next().unwrap();
+        Reply::json(&serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]}))
     });
-    (url, seen)
+    (format!("{}/v1", server.url), server)
 }
 
 #[test]
@@ -165,7 +138,7 @@ fn chat_tags_replace_keyphrases_and_bad_replies_keep_them() {
         "I would tag this as retrieval.".to_string(),
         "not json either".to_string(),
     ];
-    let (url, seen) = chat_server(replies);
+    let (url, server) = chat_server(replies);
     let o = attest(&["tag", "--chat", "--limit", "3"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "stand-in")]);
     assert!(o.status.success(), "{}", text(&o));
     let out = text(&o);
@@ -183,12 +156,12 @@ fn chat_tags_replace_keyphrases_and_bad_replies_keep_them() {
         tags_by_origin(&db, "keyphrase").iter().map(|(i, _)| *i).collect();
     assert!(chat_items.is_disjoint(&keyphrase_items), "chat tags replace keyphrases");
     assert_eq!(keyphrase_items.len(), 7, "the other seven items keep theirs");
-    let first = seen.lock().unwrap()[0].clone();
-    let request: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let request = server.requests()[0].json();
+    assert_eq!(server.requests()[0].target, "/v1/chat/completions");
     assert_eq!(request["model"], "stand-in");
     assert!(request["messages"][1]["content"].as_str().unwrap().starts_with("Existing vocabulary: "), "{request:#}");
     // Items with chat tags are not asked again.
     let o = attest(&["tag", "--chat", "--limit", "2"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "stand-in")]);
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(seen.lock().unwrap().len(), 4 + 2, "one request per item this time");
+    assert_eq!(server.requests().len(), 4 + 2, "one request per item this time");
 }

@@ -24,34 +24,7 @@ pub const FALLBACK_INTERESTS: &str = "general science and technology research";
 
 /// Tags that name a venue, a format or a feed rather than a topic; never suggested as
 /// interests.
-pub const NON_TOPIC_TAGS: &[&str] = &[
-    "announcement",
-    "article",
-    "arxiv",
-    "blog",
-    "conference",
-    "editorial",
-    "general",
-    "journal",
-    "misc",
-    "nature",
-    "news",
-    "newsletter",
-    "other",
-    "paper",
-    "podcast",
-    "preprint",
-    "press-release",
-    "release",
-    "report",
-    "research",
-    "retraction",
-    "review",
-    "science",
-    "science-feed",
-    "uncategorized",
-    "update",
-];
+pub use attest_tags::NON_TOPIC_TAGS;
 
 /// Check and tidy a persona name: trimmed, not empty, no control characters, at most
 /// [`MAX_NAME_CHARS`].

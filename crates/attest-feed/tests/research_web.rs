@@ -2,8 +2,6 @@
 //! parse into rows; served by a loopback server, a service that errors or never answers
 //! is reported while the others still answer; off by default.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -11,6 +9,7 @@ use attest_feed::FeedStore;
 use attest_feed::model::NewItem;
 use attest_feed::research::{self, ResearchConfig, Service};
 use attest_feed::tools::{Context, run_tool};
+use attest_testkit::http::{self, Reply};
 use serde_json::{Map, Value, json};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -98,49 +97,23 @@ fn crossref_works_parse() {
 /// Serves the recorded answers by path prefix; `/slow/` never answers, `/broken/`
 /// answers HTTP 500, `/garbled/` answers text that is not JSON.
 fn serve() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || handle(stream));
+    http::serve(|req| {
+        let route = req.target.split('?').next().unwrap_or("");
+        match route {
+            p if p.starts_with("/slow/") => Reply::Raw(Box::new(|_| std::thread::sleep(Duration::from_secs(30)))),
+            p if p.starts_with("/broken/") => {
+                Reply::Full("500 Internal Server Error", "text/plain", b"upstream exploded".to_vec())
+            }
+            p if p.starts_with("/garbled/") => Reply::ok("text/html", "<html>maintenance</html>"),
+            "/arxiv/api/query" => Reply::ok("application/atom+xml", fixture("arxiv-query.atom")),
+            "/arxiv-error/api/query" => Reply::ok("application/atom+xml", fixture("arxiv-error.atom")),
+            "/pubmed/esearch.fcgi" => Reply::ok("application/json", fixture("pubmed-esearch.json")),
+            "/pubmed/esummary.fcgi" => Reply::ok("application/json", fixture("pubmed-esummary.json")),
+            "/crossref/works" => Reply::ok("application/json", fixture("crossref-works.json")),
+            _ => Reply::status("404 Not Found"),
         }
-    });
-    base
-}
-
-fn handle(stream: TcpStream) {
-    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-            break;
-        }
-    }
-    let mut out = stream;
-    let route = path.split('?').next().unwrap_or("");
-    let (status, body): (&str, Vec<u8>) = match route {
-        p if p.starts_with("/slow/") => {
-            std::thread::sleep(Duration::from_secs(30));
-            return;
-        }
-        p if p.starts_with("/broken/") => ("500 Internal Server Error", b"upstream exploded".to_vec()),
-        p if p.starts_with("/garbled/") => ("200 OK", b"<html>maintenance</html>".to_vec()),
-        "/arxiv/api/query" => ("200 OK", fixture("arxiv-query.atom")),
-        "/arxiv-error/api/query" => ("200 OK", fixture("arxiv-error.atom")),
-        "/pubmed/esearch.fcgi" => ("200 OK", fixture("pubmed-esearch.json")),
-        "/pubmed/esummary.fcgi" => ("200 OK", fixture("pubmed-esummary.json")),
-        "/crossref/works" => ("200 OK", fixture("crossref-works.json")),
-        _ => ("404 Not Found", b"no such path".to_vec()),
-    };
-    let head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
-    let _ = out.write_all(head.as_bytes());
-    let _ = out.write_all(&body);
+    })
+    .url
 }
 
 fn config(base: &str, arxiv: &str, pubmed: &str, crossref: &str) -> ResearchConfig {

@@ -22,27 +22,6 @@ pub const VOCABULARY_SHOWN: usize = 150;
 /// Longest tag accepted.
 const MAX_TAG_CHARS: usize = 32;
 
-/// Tags that name a kind of post or where it came from, never a topic.
-pub const NON_TOPIC: &[&str] = &[
-    "announcement",
-    "arxiv",
-    "article",
-    "blog",
-    "conference",
-    "journal",
-    "news",
-    "newsletter",
-    "paper",
-    "preprint",
-    "press-release",
-    "release",
-    "report",
-    "research",
-    "retraction",
-    "science",
-    "update",
-];
-
 /// The instruction every request carries.
 pub const SYSTEM: &str = "You label items from a researcher's reading feed with topic tags. \
 Reply with JSON only, of the form {\"tags\": [\"tag-one\", \"tag-two\"]}: one to four tags, \
@@ -100,7 +79,7 @@ pub fn parse_reply(reply: &str, canon: &Canon, vocabulary: &BTreeSet<String>) ->
     let mut out: Vec<String> = Vec::new();
     for raw in list.iter().filter_map(serde_json::Value::as_str) {
         let tag = normalize(raw);
-        if !well_formed(&tag) || NON_TOPIC.contains(&tag.as_str()) {
+        if !well_formed(&tag) || crate::NON_TOPIC_TAGS.contains(&tag.as_str()) {
             continue;
         }
         let c = canon.canonical(&tag);

@@ -22,6 +22,37 @@ pub mod words;
 
 pub use canon::{Canon, fold_key, normalize};
 
+/// Tags that name a venue, a format, a kind of post or a feed rather than a topic:
+/// never suggested as interests, never accepted from the chat tagger.
+pub const NON_TOPIC_TAGS: &[&str] = &[
+    "announcement",
+    "article",
+    "arxiv",
+    "blog",
+    "conference",
+    "editorial",
+    "general",
+    "journal",
+    "misc",
+    "nature",
+    "news",
+    "newsletter",
+    "other",
+    "paper",
+    "podcast",
+    "preprint",
+    "press-release",
+    "release",
+    "report",
+    "research",
+    "retraction",
+    "review",
+    "science",
+    "science-feed",
+    "uncategorized",
+    "update",
+];
+
 /// Keyphrase tags the extractor writes per item unless told otherwise.
 pub const DEFAULT_TAGS_PER_ITEM: usize = 5;
 

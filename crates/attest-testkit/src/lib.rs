@@ -36,17 +36,6 @@ impl ClientHandler for Watcher {
     }
 }
 
-/// One tool call's result as a test looks at it.
-#[derive(Debug, Clone)]
-pub struct Called {
-    /// `structuredContent` (every attest result has it).
-    pub value: Value,
-    /// The text content, joined by newlines.
-    pub text: String,
-    /// `isError`.
-    pub is_error: bool,
-}
-
 /// An MCP client session with a spawned server.
 pub struct Session {
     /// The rmcp client, for anything the helpers do not cover.
@@ -54,6 +43,8 @@ pub struct Session {
     watcher: Watcher,
     /// The server's process id.
     pub pid: u32,
+    /// What must live as long as the server (its temporary database, say).
+    keep: Vec<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Session {
@@ -64,7 +55,13 @@ impl Session {
         let pid = transport.id().expect("the server's pid");
         let watcher = Watcher::default();
         let client = watcher.clone().serve(transport).await.expect("MCP handshake");
-        Session { client, watcher, pid }
+        Session { client, watcher, pid, keep: Vec::new() }
+    }
+
+    /// Keep `guard` (a temporary directory, say) alive as long as this session.
+    pub fn keeping(mut self, guard: impl std::any::Any + Send + Sync) -> Session {
+        self.keep.push(Box::new(guard));
+        self
     }
 
     /// A command for `program` with an empty environment but `PATH`, and `env`.
@@ -111,8 +108,9 @@ impl Session {
             .collect()
     }
 
-    /// Call a tool; a protocol-level failure fails the test.
-    pub async fn call(&self, name: &str, args: Value) -> Called {
+    /// Call a tool: (structured content, text content joined by newlines, isError).
+    /// A protocol-level failure fails the test.
+    pub async fn call(&self, name: &str, args: Value) -> (Value, String, bool) {
         let args = args.as_object().cloned().unwrap_or_default();
         let r = self
             .client
@@ -120,28 +118,24 @@ impl Session {
             .await
             .unwrap_or_else(|e| panic!("{name} failed at the protocol level: {e}"));
         let text = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
-        Called {
-            value: r.structured_content.expect("every result has structured content"),
-            text,
-            is_error: r.is_error.unwrap_or(false),
-        }
+        (r.structured_content.expect("every result has structured content"), text, r.is_error.unwrap_or(false))
     }
 
     /// Call a tool that must answer `ok: true`; returns the structured content.
     pub async fn ok(&self, name: &str, args: Value) -> Value {
-        let c = self.call(name, args.clone()).await;
-        assert!(!c.is_error, "{name} {args}: {}", c.text);
-        assert_eq!(c.value["ok"], true, "{name} {args}: {:#}", c.value);
-        c.value
+        let (value, text, is_error) = self.call(name, args.clone()).await;
+        assert!(!is_error, "{name} {args}: {text}");
+        assert_eq!(value["ok"], true, "{name} {args}: {value:#}");
+        value
     }
 
     /// Call a tool that must refuse (`ok: false`, not an MCP error); returns the
     /// structured content.
     pub async fn refused(&self, name: &str, args: Value) -> Value {
-        let c = self.call(name, args.clone()).await;
-        assert!(!c.is_error, "a refusal is not an MCP error: {name} {args}: {}", c.text);
-        assert_eq!(c.value["ok"], false, "{name} {args}: {:#}", c.value);
-        c.value
+        let (value, text, is_error) = self.call(name, args.clone()).await;
+        assert!(!is_error, "a refusal is not an MCP error: {name} {args}: {text}");
+        assert_eq!(value["ok"], false, "{name} {args}: {value:#}");
+        value
     }
 }
 
