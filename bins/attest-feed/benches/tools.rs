@@ -150,6 +150,18 @@ fn bench_tools(c: &mut Criterion) {
         });
     }
     group.sample_size(10).measurement_time(Duration::from_secs(15));
+    // The first feed.list after a rating: each iteration flips the verdict of one rated
+    // item of the window through feed.rate (so the held-out evaluation re-runs too).
+    let reader_id = rt.block_on(ctx.store.reader("bench")).unwrap().unwrap().id;
+    let flip = rt.block_on(ctx.store.clicks(reader_id)).unwrap()[0].item_id;
+    let mut useful = false;
+    group.bench_function("feed.rate_then_list", |b| {
+        b.iter(|| {
+            useful = !useful;
+            call(&rt, &cat, "feed.rate", json!({"user": "bench", "item_id": flip, "useful": useful}));
+            call(&rt, &cat, "feed.list", json!({"user": "bench"}))
+        })
+    });
     group.bench_function("feed.list_uncached", |b| {
         b.iter(|| {
             ctx.invalidate();

@@ -653,9 +653,13 @@ impl Corpus {
     /// Each item's TF-IDF norm and normalised weights, from the statistics.
     fn weigh(&mut self) {
         let c = self;
+        // The same values as `tfidf`, with each term's idf computed once.
+        let idf: Vec<f32> = (0..c.terms.len() as u32).map(|t| c.idf_smooth(t)).collect();
+        let raw: Vec<f32> =
+            c.doc_terms.iter().zip(&c.doc_tfs).map(|(&t, &tf)| (1.0 + tf.ln()) * idf[t as usize]).collect();
         c.inv_norm = (0..c.items.len())
             .map(|d| {
-                let s: f32 = c.doc(d).map(|(t, tf)| c.tfidf(t, tf).powi(2)).sum();
+                let s: f32 = raw[c.offsets[d] as usize..c.offsets[d + 1] as usize].iter().map(|w| w.powi(2)).sum();
                 if s > 0.0 { 1.0 / s.sqrt() } else { 0.0 }
             })
             .collect();
@@ -663,10 +667,7 @@ impl Corpus {
         for d in 0..c.items.len() {
             let inv = c.inv_norm[d];
             let (a, b) = (c.offsets[d] as usize, c.offsets[d + 1] as usize);
-            for i in a..b {
-                let w = c.tfidf(c.doc_terms[i], c.doc_tfs[i]) * inv;
-                c.doc_w.push(w);
-            }
+            c.doc_w.extend(raw[a..b].iter().map(|w| w * inv));
         }
     }
 
