@@ -12,7 +12,9 @@ use std::time::Duration;
 use attest_core::Catalogue;
 use attest_feed::FeedStore;
 use attest_feed::model::{ClickSource, NewItem, stamp};
-use attest_feed::tools::{Context, tools};
+use attest_feed::rank::{Corpus, Embeddings, RankItem, RankOptions, ReaderModel};
+use attest_feed::search::{self, SearchQuery};
+use attest_feed::tools::{Context, SEARCH_POOL, tools};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 
@@ -148,11 +150,64 @@ fn bench_tools(c: &mut Criterion) {
         });
     }
     group.sample_size(10).measurement_time(Duration::from_secs(15));
+    // The first feed.list after a rating: each iteration flips the verdict of one rated
+    // item of the window through feed.rate (so the held-out evaluation re-runs too).
+    let reader_id = rt.block_on(ctx.store.reader("bench")).unwrap().unwrap().id;
+    let flip = rt.block_on(ctx.store.clicks(reader_id)).unwrap()[0].item_id;
+    let mut useful = false;
+    group.bench_function("feed.rate_then_list", |b| {
+        b.iter(|| {
+            useful = !useful;
+            call(&rt, &cat, "feed.rate", json!({"user": "bench", "item_id": flip, "useful": useful}));
+            call(&rt, &cat, "feed.list", json!({"user": "bench"}))
+        })
+    });
     group.bench_function("feed.list_uncached", |b| {
         b.iter(|| {
             ctx.invalidate();
             call(&rt, &cat, "feed.list", json!({"user": "bench"}))
         })
+    });
+    group.finish();
+
+    // Where a feed.search call spends its time, stage by stage (the library calls the
+    // tool makes, on the "training" query: about 5% of the archive matches).
+    let store = &ctx.store;
+    let reader = rt.block_on(store.reader("bench")).unwrap().unwrap();
+    let q = SearchQuery::text("training", SEARCH_POOL);
+    let hits = rt.block_on(search::search(store, &q)).unwrap();
+    let ids: Vec<i64> = hits.iter().map(|h| h.item_id).collect();
+    let items = rt.block_on(store.items(&ids)).unwrap();
+    let rated = rt.block_on(store.clicked_items(reader.id)).unwrap();
+    let clicks: Vec<_> = rated.iter().map(|(_, c)| c.clone()).collect();
+    let corpus_items: Vec<RankItem> = items.iter().chain(rated.iter().map(|(i, _)| i)).map(RankItem::from).collect();
+    let corpus = Corpus::build(corpus_items.clone());
+    let model = ReaderModel::fit(&corpus, &reader.interests, &clicks);
+    let only = RankOptions { exclude_clicked: false, only: Some(ids.iter().copied().collect()), limit: None };
+    let mut group = c.benchmark_group("search_stages_100k");
+    group.sample_size(30).measurement_time(Duration::from_secs(5));
+    group.bench_function("fts_query", |b| b.iter(|| rt.block_on(search::search(store, &q)).unwrap().len()));
+    group.bench_function("hit_rows", |b| b.iter(|| rt.block_on(store.items(&ids)).unwrap().len()));
+    group.bench_function("rated_rows", |b| b.iter(|| rt.block_on(store.clicked_items(reader.id)).unwrap().len()));
+    group.bench_function("index_hits_and_rated", |b| b.iter(|| Corpus::build(corpus_items.clone()).len()));
+    group.bench_function("fit", |b| b.iter(|| ReaderModel::fit(&corpus, &reader.interests, &clicks).evidence));
+    group.bench_function("rank_hits", |b| b.iter(|| model.rank(&corpus, &only, &Embeddings::Off).items.len()));
+    group.finish();
+
+    // What the first feed.list after an ingest or a rating pays, stage by stage.
+    let since = stamp(time::OffsetDateTime::now_utc() - time::Duration::days(14));
+    let window = rt.block_on(store.items_for_ranking(reader.id, Some(&since))).unwrap();
+    let window_items: Vec<RankItem> = window.iter().chain(rated.iter().map(|(i, _)| i)).map(RankItem::from).collect();
+    let wcorpus = Corpus::build(window_items.clone());
+    let mut group = c.benchmark_group("list_stages_100k");
+    group.sample_size(10).measurement_time(Duration::from_secs(10));
+    group.bench_function("window_rows", |b| {
+        b.iter(|| rt.block_on(store.items_for_ranking(reader.id, Some(&since))).unwrap().len())
+    });
+    group.bench_function("index_window", |b| b.iter(|| Corpus::build(window_items.clone()).len()));
+    group.bench_function("fit_window", |b| b.iter(|| ReaderModel::fit(&wcorpus, &reader.interests, &clicks).evidence));
+    group.bench_function("evaluate_window", |b| {
+        b.iter(|| attest_feed::eval::evaluate(&wcorpus, &reader.interests, &clicks).map(|e| e.auc).unwrap_or(0.0))
     });
     group.finish();
 }

@@ -21,7 +21,7 @@
 //! them would only teach the ranker to agree with itself.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -247,7 +247,11 @@ impl std::hash::Hasher for FxHasher {
         self.write_u64(v as u64);
     }
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply leaves the low bits depending only on the low bits of the last
+        // word written (for a string, the 0xff terminator), and the table indexes
+        // buckets by the low bits: rotate the well-mixed high bits down (as rustc-hash
+        // does), or every spelling of a word lands in a few dozen buckets.
+        self.0.rotate_left(26)
     }
 }
 
@@ -387,6 +391,9 @@ pub struct Corpus {
     /// 1 / L2 norm of the item's TF-IDF vector (0 for an empty item).
     inv_norm: Vec<f32>,
     df: Vec<u32>,
+    /// The item count term weights are computed with (`items.len()`, or the base's
+    /// for an index built with [`Corpus::build_against`]).
+    stats_n: usize,
     avg_len: f32,
     keys: HashMap<String, u32>,
     key_names: Vec<String>,
@@ -400,6 +407,37 @@ impl Corpus {
     /// Index items. Duplicate ids keep the first.
     pub fn build(items: Vec<RankItem>) -> Corpus {
         let mut c = Corpus::default();
+        c.index(items);
+        c.stats_n = c.items.len();
+        let n = c.items.len().max(1) as f32;
+        c.avg_len = c.doc_len.iter().sum::<f32>() / n;
+        c.weigh();
+        c
+    }
+
+    /// Index items to be scored against `base` without changing it: the new index
+    /// takes `base`'s statistics (item count, each word's document frequency, mean
+    /// length), so an item of `base` gets the term weights it has there (to float
+    /// rounding) and any other item those it would get as a query-time document of
+    /// `base` (a word `base` never saw counts as occurring in no item). A model
+    /// fitted on `base` carries over with [`ReaderModel::transfer`]. Duplicate ids
+    /// keep the first.
+    pub fn build_against(base: &Corpus, items: Vec<RankItem>) -> Corpus {
+        let mut c = Corpus::default();
+        c.index(items);
+        c.stats_n = base.stats_n;
+        c.avg_len = base.avg_len;
+        for (t, term) in c.terms.iter().enumerate() {
+            c.df[t] = base.vocab.get(term).map_or(0, |&b| base.df[b as usize]);
+        }
+        c.weigh();
+        c
+    }
+
+    /// Tokenize and count items into the index (vocabulary, term counts, document
+    /// frequencies, lengths, keys); [`Corpus::weigh`] then derives the weights.
+    fn index(&mut self, items: Vec<RankItem>) {
+        let c = self;
         // Raw word -> term id (u32::MAX for a word that is not a term): each distinct
         // spelling is lower-cased, checked and stemmed once.
         let mut words: FastMap<String, u32> = FastMap::default();
@@ -437,10 +475,10 @@ impl Corpus {
                     }
                 }
             };
-            add(&mut c, &item.title, TITLE_WEIGHT);
-            add(&mut c, &item.summary, 1.0);
+            add(&mut *c, &item.title, TITLE_WEIGHT);
+            add(&mut *c, &item.summary, 1.0);
             for tag in &item.tags {
-                add(&mut c, tag, 1.0);
+                add(&mut *c, tag, 1.0);
             }
             entries.sort_unstable_by_key(|e| e.0);
             let mut len = 0.0;
@@ -464,11 +502,18 @@ impl Corpus {
             c.by_id.insert(item.id, c.items.len());
             c.items.push(item);
         }
-        let n = c.items.len().max(1) as f32;
-        c.avg_len = c.doc_len.iter().sum::<f32>() / n;
+    }
+
+    /// Each item's TF-IDF norm and normalised weights, from the statistics.
+    fn weigh(&mut self) {
+        let c = self;
+        // The same values as `tfidf`, with each term's idf computed once.
+        let idf: Vec<f32> = (0..c.terms.len() as u32).map(|t| c.idf_smooth(t)).collect();
+        let raw: Vec<f32> =
+            c.doc_terms.iter().zip(&c.doc_tfs).map(|(&t, &tf)| (1.0 + tf.ln()) * idf[t as usize]).collect();
         c.inv_norm = (0..c.items.len())
             .map(|d| {
-                let s: f32 = c.doc(d).map(|(t, tf)| c.tfidf(t, tf).powi(2)).sum();
+                let s: f32 = raw[c.offsets[d] as usize..c.offsets[d + 1] as usize].iter().map(|w| w.powi(2)).sum();
                 if s > 0.0 { 1.0 / s.sqrt() } else { 0.0 }
             })
             .collect();
@@ -476,12 +521,8 @@ impl Corpus {
         for d in 0..c.items.len() {
             let inv = c.inv_norm[d];
             let (a, b) = (c.offsets[d] as usize, c.offsets[d + 1] as usize);
-            for i in a..b {
-                let w = c.tfidf(c.doc_terms[i], c.doc_tfs[i]) * inv;
-                c.doc_w.push(w);
-            }
+            c.doc_w.extend(raw[a..b].iter().map(|w| w * inv));
         }
-        c
     }
 
     fn intern_key(&mut self, k: String) -> u32 {
@@ -545,12 +586,12 @@ impl Corpus {
     }
 
     fn idf_smooth(&self, t: u32) -> f32 {
-        let n = self.items.len() as f32;
+        let n = self.stats_n as f32;
         ((n + 1.0) / (self.df[t as usize] as f32 + 1.0)).ln() + 1.0
     }
 
     fn idf_bm25(&self, t: u32) -> f32 {
-        let n = self.items.len() as f32;
+        let n = self.stats_n as f32;
         let df = self.df[t as usize] as f32;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
@@ -763,6 +804,13 @@ impl Classifier {
         Some(Classifier { weights: w, bias: b })
     }
 
+    /// The same weights over another index's vocabulary (a word `to` has and `from`
+    /// had not weighs nothing, as it would have in `from`).
+    fn transfer(&self, from: &Corpus, to: &Corpus) -> Classifier {
+        let weights = to.terms.iter().map(|t| from.vocab.get(t).map_or(0.0, |&b| self.weight(b))).collect();
+        Classifier { weights, bias: self.bias }
+    }
+
     /// The log-odds of "useful" for one item.
     pub fn logit(&self, corpus: &Corpus, d: usize) -> f32 {
         let inv = corpus.inv_norm[d];
@@ -848,6 +896,12 @@ impl Preferences {
             by_key.iter().map(|(&k, &c)| (corpus.key_names[k as usize].clone(), c)).collect();
         keys.sort_by(|a, b| a.0.cmp(&b.0));
         Preferences { keys, by_key }
+    }
+
+    /// The same counts keyed by another index's key ids.
+    fn transfer(&self, to: &Corpus) -> Preferences {
+        let by_key = self.keys.iter().filter_map(|(k, c)| to.keys.get(k).map(|&id| (id, *c))).collect();
+        Preferences { keys: self.keys.clone(), by_key }
     }
 
     /// Smoothed scores of every key of the corpus, indexed by key id.
@@ -951,6 +1005,24 @@ impl ReaderModel {
             evidence_unindexed,
             clicked: clicks.iter().map(|c| c.item_id).collect(),
             clicked_docs: clicks.iter().filter_map(|c| corpus.position(c.item_id)).collect(),
+        }
+    }
+
+    /// This model, fitted on `from`, carried over to `to`, an index built with
+    /// [`Corpus::build_against`] `from`: the classifier keeps its weights on the shared
+    /// words, the preference counts follow the shared keys, the evidence counts stay
+    /// those of the fit, and the interests text is read against `to`. Ranking `to`
+    /// with it scores each item as the fit on `from` would (no refit).
+    pub fn transfer(&self, from: &Corpus, to: &Corpus, interests: &str) -> ReaderModel {
+        ReaderModel {
+            query: InterestQuery::new(to, interests),
+            classifier: self.classifier.as_ref().map(|c| c.transfer(from, to)),
+            preferences: self.preferences.transfer(to),
+            preference_active: self.preference_active,
+            evidence: self.evidence,
+            evidence_unindexed: self.evidence_unindexed,
+            clicked: self.clicked.clone(),
+            clicked_docs: self.clicked.iter().filter_map(|id| to.position(*id)).collect(),
         }
     }
 
@@ -1204,11 +1276,14 @@ pub fn rank(
 /// What ranking needs for one reader, read from the store: the candidates (unrated
 /// items published since the window start, or the whole archive) and the reader's
 /// rated items, indexed together so the classifier can train on the rated ones and
-/// term statistics cover both.
+/// term statistics cover both. The index holds its items newest first (ties: higher
+/// id first) whichever of them are rated, so the same items always give the same
+/// index, and a rating among them changes only `clicks` and `candidates`
+/// ([`ReaderData::reload_ratings`]).
 #[derive(Debug, Clone)]
 pub struct ReaderData {
-    /// The index over candidates and rated items.
-    pub corpus: Corpus,
+    /// The index over candidates and rated items (shared by reloads that keep it).
+    pub corpus: Arc<Corpus>,
     /// The reader's clicks, every source.
     pub clicks: Vec<Click>,
     /// Ids of the candidates (rank these with [`RankOptions::only`]).
@@ -1223,16 +1298,54 @@ impl ReaderData {
         let rated = store.clicked_items(reader_id).await?;
         let ids: HashSet<i64> = candidates.iter().map(|i| i.id).collect();
         let clicks: Vec<Click> = rated.iter().map(|(_, c)| c.clone()).collect();
-        let items: Vec<RankItem> = candidates.iter().chain(rated.iter().map(|(i, _)| i)).map(RankItem::from).collect();
-        Ok(ReaderData { corpus: Corpus::build(items), clicks, candidates: ids })
+        let mut items: Vec<RankItem> =
+            candidates.iter().chain(rated.iter().map(|(i, _)| i)).map(RankItem::from).collect();
+        items.sort_by(|a, b| b.published.cmp(&a.published).then(b.id.cmp(&a.id)));
+        Ok(ReaderData { corpus: Arc::new(Corpus::build(items)), clicks, candidates: ids })
+    }
+
+    /// After the reader's ratings changed (and nothing else): read the clicks again
+    /// and keep this index when it still holds exactly the window's items plus the
+    /// rated ones, which is what [`ReaderData::load`] would index. `since` must be
+    /// the one this data was loaded with. `None` when the index no longer fits (an
+    /// item rated outside the window, or a rating removed from one): load afresh.
+    pub async fn reload_ratings(
+        &self,
+        store: &crate::FeedStore,
+        reader_id: i64,
+        since: Option<&str>,
+    ) -> crate::Result<Option<ReaderData>> {
+        let clicks = store.clicks(reader_id).await?;
+        if clicks.iter().any(|c| self.corpus.position(c.item_id).is_none()) {
+            return Ok(None);
+        }
+        let clicked: HashSet<i64> = clicks.iter().map(|c| c.item_id).collect();
+        // The same test as the store's `published >= since` (byte order of the stamps).
+        let in_window = |it: &RankItem| since.is_none_or(|s| it.published.as_deref().is_some_and(|p| p >= s));
+        if self.corpus.items().iter().any(|it| !in_window(it) && !clicked.contains(&it.id)) {
+            return Ok(None);
+        }
+        let candidates = self
+            .corpus
+            .items()
+            .iter()
+            .filter(|it| in_window(it) && !clicked.contains(&it.id))
+            .map(|it| it.id)
+            .collect();
+        Ok(Some(ReaderData { corpus: Arc::clone(&self.corpus), clicks, candidates }))
     }
 
     /// Rank the candidates for a reader with these interests, best `limit` first.
     pub fn rank(&self, interests: &str, limit: usize, embeddings: &Embeddings) -> (ReaderModel, Ranking) {
         let model = ReaderModel::fit(&self.corpus, interests, &self.clicks);
-        let opts = RankOptions { exclude_clicked: true, only: Some(self.candidates.clone()), limit: Some(limit) };
-        let ranking = model.rank(&self.corpus, &opts, embeddings);
+        let ranking = self.rank_with(&model, limit, embeddings);
         (model, ranking)
+    }
+
+    /// Rank the candidates with a model already fitted on this data, best `limit` first.
+    pub fn rank_with(&self, model: &ReaderModel, limit: usize, embeddings: &Embeddings) -> Ranking {
+        let opts = RankOptions { exclude_clicked: true, only: Some(self.candidates.clone()), limit: Some(limit) };
+        model.rank(&self.corpus, &opts, embeddings)
     }
 }
 

@@ -7,10 +7,12 @@
 //! `ok: false` answer whose line says what to do. Only a database fault is a [`Fault`].
 //!
 //! The ranking index of a reader's window is the expensive part of `feed.list` (about
-//! 24 µs per item to build); it is kept per reader and window in the [`Context`] and
-//! rebuilt only when the archive, the subscriptions or the reader's ratings change
-//! (checked by one cheap fingerprint query per call, so an `attest ingest` run by
-//! another process is seen too).
+//! 24 µs per item to build); it is kept per reader and window in the [`Context`] with
+//! the reader's model fitted on it, rebuilt only when the archive or the subscriptions
+//! change (checked by one cheap fingerprint query per call, so an `attest ingest` run
+//! by another process is seen too). A change of the reader's ratings alone keeps the
+//! index when it still covers the rated items, and refits only the model.
+//! `feed.search` scores its hits against that index with that model.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -32,7 +34,7 @@ use crate::fetch::{FetchOptions, Fetcher};
 use crate::model::{ClickSource, EngagementKind, Item, Reader, now_stamp, parse_stamp, stamp};
 use crate::persona::{self, Destructive, UnknownReader};
 use crate::quality::{self, RankingQuality};
-use crate::rank::{Corpus, Embeddings, RankItem, RankOptions, ReaderData, ReaderModel};
+use crate::rank::{Corpus, Embeddings, RankItem, RankOptions, Ranking, ReaderData, ReaderModel};
 use crate::research::{self, ResearchArgs, ResearchConfig};
 use crate::{FeedError, FeedStore, explain, ingest, router, search};
 
@@ -70,7 +72,10 @@ pub struct Context {
     pub research: ResearchConfig,
     cache: tokio::sync::Mutex<HashMap<(i64, Option<String>), Cached>>,
     evals: tokio::sync::Mutex<HashMap<i64, CachedEval>>,
+    /// Bumped by this process's writes to the archive (and by [`Context::invalidate`]).
     generation: AtomicU64,
+    /// Bumped per reader by this process's writes to that reader's ratings or persona.
+    reader_generations: std::sync::Mutex<HashMap<i64, u64>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -83,25 +88,89 @@ impl std::fmt::Debug for Context {
     }
 }
 
-/// A held-out evaluation, with the fingerprint and interests it was made under.
-type CachedEval = (Fingerprint, String, Option<Evaluation>);
+/// A held-out evaluation, with what it was computed from.
+type CachedEval = (EvalKey, Option<Evaluation>);
+
+/// What a held-out evaluation depends on: the window's index (the archive state and
+/// the window start, plus the rated items, which the click set names), the interests
+/// text and the click set (item, verdict, source; not the times).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EvalKey {
+    archive: ArchiveState,
+    since: Option<String>,
+    interests: String,
+    clicks: Vec<(i64, bool, ClickSource)>,
+}
 
 struct Cached {
     fingerprint: Fingerprint,
-    data: Arc<ReaderData>,
+    window: Arc<Window>,
 }
 
-/// What a cached window depends on: the archive (newest id, subscriptions, last fetch),
-/// the reader's ratings, and this process's own writes.
+/// One reader's indexed window and the model fitted on it.
+pub(crate) struct Window {
+    data: Arc<ReaderData>,
+    /// The window start the data was loaded with.
+    since: Option<String>,
+    /// The reader's model on `data`, with the interests text it was fitted for.
+    model: std::sync::Mutex<Option<(String, Arc<ReaderModel>)>>,
+}
+
+impl Window {
+    fn new(data: ReaderData, since: Option<String>) -> Window {
+        Window { data: Arc::new(data), since, model: std::sync::Mutex::new(None) }
+    }
+
+    /// The reader's model on this window, fitted once per interests text.
+    fn model(&self, interests: &str) -> Arc<ReaderModel> {
+        let mut m = self.model.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((i, model)) = m.as_ref().filter(|(i, _)| i == interests) {
+            debug_assert_eq!(i, interests);
+            return Arc::clone(model);
+        }
+        let model = Arc::new(ReaderModel::fit(&self.data.corpus, interests, &self.data.clicks));
+        *m = Some((interests.to_string(), Arc::clone(&model)));
+        model
+    }
+
+    /// Rank the window's candidates for the reader, best `limit` first.
+    fn rank(&self, interests: &str, limit: usize, embeddings: &Embeddings) -> (Arc<ReaderModel>, Ranking) {
+        let model = self.model(interests);
+        let ranking = self.data.rank_with(&model, limit, embeddings);
+        (model, ranking)
+    }
+
+    /// The same window with `data` in place of its own (the same items with
+    /// embedding vectors attached): the fitted model carries over, since fitting reads
+    /// no vectors.
+    fn with_data(&self, data: ReaderData) -> Window {
+        let model = self.model.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Window { data: Arc::new(data), since: self.since.clone(), model: std::sync::Mutex::new(model) }
+    }
+}
+
+/// The archive's side of a fingerprint: newest item id, subscriptions, last fetch,
+/// and this process's writes to them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Fingerprint {
+struct ArchiveState {
     max_item: Option<i64>,
     feeds: i64,
     last_fetched: Option<String>,
+    generation: u64,
+}
+
+/// What a cached window depends on: the archive, and the reader's ratings (count,
+/// useful count, newest click time, a checksum over item, verdict and source, so that
+/// another process changing a verdict or a source within the same second is seen) with
+/// this process's writes to that reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fingerprint {
+    archive: ArchiveState,
     clicks: i64,
     useful: i64,
     last_click: Option<String>,
-    generation: u64,
+    verdicts: i64,
+    reader_generation: u64,
 }
 
 impl Context {
@@ -128,6 +197,7 @@ impl Context {
             cache: Default::default(),
             evals: Default::default(),
             generation: AtomicU64::new(0),
+            reader_generations: Default::default(),
         }
     }
 
@@ -157,30 +227,42 @@ impl Context {
     async fn embeddings(
         &self,
         reader: &Reader,
-        data: Arc<ReaderData>,
+        window: Arc<Window>,
         since: &str,
         fp: &Fingerprint,
-    ) -> Result<(Arc<ReaderData>, Embeddings, Option<String>), FeedError> {
-        let Some(svc) = &self.embed else { return Ok((data, Embeddings::Off, None)) };
-        let w = svc.for_window(&self.store, &data, &reader.interests).await?;
+    ) -> Result<(Arc<Window>, Embeddings, Option<String>), FeedError> {
+        let Some(svc) = &self.embed else { return Ok((window, Embeddings::Off, None)) };
+        let w = svc.for_window(&self.store, &window.data, &reader.interests).await?;
         if w.attach.is_empty() {
-            return Ok((data, w.embeddings, w.coverage));
+            return Ok((window, w.embeddings, w.coverage));
         }
-        let mut owned = (*data).clone();
+        let mut owned = (*window.data).clone();
         for (id, v) in w.attach {
-            owned.corpus.set_vector(id, v);
+            Arc::make_mut(&mut owned.corpus).set_vector(id, v);
         }
-        let data = Arc::new(owned);
+        let window = Arc::new(window.with_data(owned));
         let mut cache = self.cache.lock().await;
         if let Some(c) = cache.get_mut(&(reader.id, Some(since.to_string()))).filter(|c| c.fingerprint == *fp) {
-            c.data = Arc::clone(&data);
+            c.window = Arc::clone(&window);
         }
-        Ok((data, w.embeddings, w.coverage))
+        Ok((window, w.embeddings, w.coverage))
     }
 
-    /// Forget every cached window (called after this process writes).
+    /// Forget every cached window (called after this process writes to the archive
+    /// or the subscriptions): the next call rebuilds the index.
     pub fn invalidate(&self) {
         self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Note that this process changed one reader's ratings or persona: the next call
+    /// reads the reader's clicks again and refits the model, keeping the window's
+    /// index when it still covers the rated items.
+    pub fn reader_changed(&self, reader_id: i64) {
+        *self.reader_generations.lock().unwrap_or_else(|e| e.into_inner()).entry(reader_id).or_default() += 1;
+    }
+
+    fn reader_generation(&self, reader_id: i64) -> u64 {
+        self.reader_generations.lock().unwrap_or_else(|e| e.into_inner()).get(&reader_id).copied().unwrap_or(0)
     }
 
     async fn fingerprint(&self, reader_id: i64) -> Result<Fingerprint, sqlx::Error> {
@@ -189,57 +271,89 @@ impl Context {
              (SELECT max(last_fetched) FROM feeds) AS last_fetched, \
              (SELECT count(*) FROM clicks WHERE reader_id = $1) AS clicks, \
              (SELECT coalesce(sum(useful), 0) FROM clicks WHERE reader_id = $1) AS useful, \
-             (SELECT max(at) FROM clicks WHERE reader_id = $1) AS last_click",
+             (SELECT max(at) FROM clicks WHERE reader_id = $1) AS last_click, \
+             (SELECT coalesce(sum(item_id * (5 * useful + CASE source WHEN 'ui' THEN 1 WHEN 'agent' THEN 2 \
+              WHEN 'implicit' THEN 3 WHEN 'simulated' THEN 4 ELSE 5 END)), 0) FROM clicks WHERE reader_id = $1) AS verdicts",
         )
         .bind(reader_id)
         .fetch_one(self.store.pool())
         .await?;
         Ok(Fingerprint {
-            max_item: r.get("max_item"),
-            feeds: r.get("feeds"),
-            last_fetched: r.get("last_fetched"),
+            archive: ArchiveState {
+                max_item: r.get("max_item"),
+                feeds: r.get("feeds"),
+                last_fetched: r.get("last_fetched"),
+                generation: self.generation.load(Ordering::SeqCst),
+            },
             clicks: r.get("clicks"),
             useful: r.get("useful"),
             last_click: r.get("last_click"),
-            generation: self.generation.load(Ordering::SeqCst),
+            verdicts: r.get("verdicts"),
+            reader_generation: self.reader_generation(reader_id),
         })
     }
 
-    /// The reader's candidates since `since` and rated items, indexed; cached until the
-    /// archive or the reader's ratings change.
-    async fn window(&self, reader_id: i64, since: Option<String>) -> Result<(Arc<ReaderData>, Fingerprint), FeedError> {
+    /// The reader's candidates since `since` and rated items, indexed, with the
+    /// reader's model; cached until the archive or the reader's ratings change. When
+    /// only the ratings changed, the index is kept if it still holds exactly the
+    /// window's items plus the rated ones (what a fresh load would index).
+    async fn window(&self, reader_id: i64, since: Option<String>) -> Result<(Arc<Window>, Fingerprint), FeedError> {
         let fp = self.fingerprint(reader_id).await?;
         let key = (reader_id, since.clone());
-        {
+        let stale = {
             let cache = self.cache.lock().await;
-            if let Some(c) = cache.get(&key).filter(|c| c.fingerprint == fp) {
-                return Ok((Arc::clone(&c.data), fp));
+            match cache.get(&key) {
+                Some(c) if c.fingerprint == fp => return Ok((Arc::clone(&c.window), fp)),
+                Some(c) if c.fingerprint.archive == fp.archive => Some(Arc::clone(&c.window)),
+                _ => None,
             }
-        }
-        let data = Arc::new(ReaderData::load(&self.store, reader_id, since.as_deref()).await?);
+        };
+        let reloaded = match &stale {
+            Some(old) => old.data.reload_ratings(&self.store, reader_id, since.as_deref()).await?,
+            None => None,
+        };
+        let window = match (stale, reloaded) {
+            // Nothing ranking reads changed (a write that left the clicks as they were).
+            (Some(old), Some(data)) if data.clicks == old.data.clicks => old,
+            (_, Some(data)) => Arc::new(Window::new(data, since.clone())),
+            (_, None) => {
+                Arc::new(Window::new(ReaderData::load(&self.store, reader_id, since.as_deref()).await?, since))
+            }
+        };
         let mut cache = self.cache.lock().await;
         cache.retain(|k, c| !(k.0 == reader_id && c.fingerprint != fp));
         if cache.len() >= MAX_CACHED {
             cache.clear();
         }
-        cache.insert(key, Cached { fingerprint: fp.clone(), data: Arc::clone(&data) });
-        Ok((data, fp))
+        cache.insert(key, Cached { fingerprint: fp.clone(), window: Arc::clone(&window) });
+        Ok((window, fp))
     }
 
-    /// The held-out evaluation for the quality note, cached per reader until the
-    /// ratings, the archive or the interests change. Runs only with enough human
-    /// ratings; `None` otherwise.
-    async fn measured(&self, reader: &Reader, data: &ReaderData, fp: &Fingerprint) -> Option<Evaluation> {
+    /// The held-out evaluation for the quality note, cached per reader under what it
+    /// is computed from (the window's index, the interests text and the click set, so
+    /// a rating that changes no verdict, or one taken back, does not re-run it). Runs
+    /// only with enough human ratings; `None` otherwise.
+    async fn measured(&self, reader: &Reader, window: &Window, fp: &Fingerprint) -> Option<Evaluation> {
+        let data = &window.data;
         let human = data.clicks.iter().filter(|c| c.source.is_human()).count();
         if human < eval::MIN_EVAL_CLICKS {
             return None;
         }
+        let mut clicks: Vec<(i64, bool, ClickSource)> =
+            data.clicks.iter().map(|c| (c.item_id, c.useful, c.source)).collect();
+        clicks.sort_unstable();
+        let key = EvalKey {
+            archive: fp.archive.clone(),
+            since: window.since.clone(),
+            interests: reader.interests.clone(),
+            clicks,
+        };
         let mut evals = self.evals.lock().await;
-        if let Some((_, _, e)) = evals.get(&reader.id).filter(|(f, i, _)| f == fp && *i == reader.interests) {
+        if let Some((_, e)) = evals.get(&reader.id).filter(|(k, _)| *k == key) {
             return e.clone();
         }
         let e = eval::evaluate(&data.corpus, &reader.interests, &data.clicks).ok();
-        evals.insert(reader.id, (fp.clone(), reader.interests.clone(), e.clone()));
+        evals.insert(reader.id, (key, e.clone()));
         e
     }
 }
@@ -354,7 +468,7 @@ async fn reader_for(
             let interests = persona::seed_interests(&tags);
             match ctx.store.create_reader(&name, &interests).await {
                 Ok(r) => {
-                    ctx.invalidate();
+                    ctx.reader_changed(r.id);
                     let notice = persona::created_notice(&r.name, &r.interests);
                     Ok(Ok((r, Some(notice))))
                 }
@@ -1100,10 +1214,10 @@ async fn window_for(
     ctx: &Context,
     reader: &Reader,
     days: i64,
-) -> Result<(Arc<ReaderData>, Fingerprint, String, Option<String>), FeedError> {
+) -> Result<(Arc<Window>, Fingerprint, String, Option<String>), FeedError> {
     let since = since_days(days);
     let (data, fp) = ctx.window(reader.id, Some(since.clone())).await?;
-    if !data.candidates.is_empty() {
+    if !data.data.candidates.is_empty() {
         return Ok((data, fp, since, None));
     }
     let newest: Option<String> =
@@ -1150,11 +1264,11 @@ async fn list(ctx: &Context, a: ListArgs) -> Result<Answer<Value>, Fault> {
         Err(r) => return Ok(*r),
     };
     let (reader, notice) = reader!(ctx, "feed.list", &a.user);
-    let (data, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
-    let (data, emb, coverage) = tryf!(ctx.embeddings(&reader, data, &since, &fp).await);
-    let (_, ranking) = data.rank(&reader.interests, limit, &emb);
-    let measured = ctx.measured(&reader, &data, &fp).await;
-    let q = quality::assess(&data.clicks, &ranking.terms, measured.as_ref());
+    let (window, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
+    let (window, emb, coverage) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
+    let (_, ranking) = window.rank(&reader.interests, limit, &emb);
+    let measured = ctx.measured(&reader, &window, &fp).await;
+    let q = quality::assess(&window.data.clicks, &ranking.terms, measured.as_ref());
     let ids: Vec<i64> = ranking.items.iter().map(|r| r.id).collect();
     let items = tryf!(ctx.store.items(&ids).await);
     let rows: Vec<Row> = items.iter().map(|i| row(i, None)).collect();
@@ -1250,31 +1364,31 @@ async fn search_tool(ctx: &Context, a: SearchArgs) -> Result<Answer<Value>, Faul
     }
     let hit_ids: Vec<i64> = hits.iter().map(|h| h.item_id).collect();
     let hit_set: HashSet<i64> = hit_ids.iter().copied().collect();
+    // The hits are scored against the reader's window index (the one feed.list ranks,
+    // cached) with the model fitted there: indexed with its statistics, not refitted.
+    let (window, _, _, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
+    let data = &window.data;
+    let fitted = window.model(&reader.interests);
     let items = tryf!(ctx.store.items(&hit_ids).await);
-    let rated = tryf!(ctx.store.clicked_items(reader.id).await);
-    let verdicts: HashMap<i64, bool> = rated.iter().map(|(_, c)| (c.item_id, c.useful)).collect();
-    let clicks: Vec<_> = rated.iter().map(|(_, c)| c.clone()).collect();
-    let mut corpus_items: Vec<RankItem> = items
-        .iter()
-        .map(RankItem::from)
-        .chain(rated.iter().filter(|(i, _)| !hit_set.contains(&i.id)).map(|(i, _)| RankItem::from(i)))
-        .collect();
+    let clicks = &data.clicks;
+    let verdicts: HashMap<i64, bool> = clicks.iter().map(|c| (c.item_id, c.useful)).collect();
+    let mut hit_items: Vec<RankItem> = items.iter().map(RankItem::from).collect();
     let mut emb = Embeddings::Off;
     if let Some(svc) = &ctx.embed {
         emb = svc.interests(&reader.interests).await;
         if matches!(emb, Embeddings::On(_)) {
-            let hits_only: Vec<&RankItem> = corpus_items.iter().filter(|i| hit_set.contains(&i.id)).collect();
-            let filled = tryf!(svc.fill(&ctx.store, &hits_only).await);
+            let refs: Vec<&RankItem> = hit_items.iter().collect();
+            let filled = tryf!(svc.fill(&ctx.store, &refs).await);
             if let Some(why) = filled.failure {
                 emb = Embeddings::Unavailable(why);
             }
-            for it in &mut corpus_items {
+            for it in &mut hit_items {
                 it.vector = filled.vectors.get(&it.id).cloned();
             }
         }
     }
-    let corpus = Corpus::build(corpus_items);
-    let model = ReaderModel::fit(&corpus, &reader.interests, &clicks);
+    let corpus = Corpus::build_against(&data.corpus, hit_items);
+    let model = fitted.transfer(&data.corpus, &corpus, &reader.interests);
     let opts = RankOptions { exclude_clicked: false, only: Some(hit_set), limit: None };
     let ranking = model.rank(&corpus, &opts, &emb);
     // Half the match (the hit's position in the full-text order), half the reader.
@@ -1295,7 +1409,7 @@ async fn search_tool(ctx: &Context, a: SearchArgs) -> Result<Answer<Value>, Faul
     let refs = shown.iter().map(|i| item_ref(i.id, i.url.as_deref())).collect();
     let more = hits.len().saturating_sub(rows.len());
     let at_least = if hits.len() >= SEARCH_POOL { "at least " } else { "" };
-    let qual = quality::assess(&clicks, &ranking.terms, None);
+    let qual = quality::assess(clicks, &ranking.terms, None);
     let line = format!(
         "{}{} {} for '{}' in the archive, best for '{}' first: {}{}",
         at_least,
@@ -1375,7 +1489,7 @@ async fn rate(ctx: &Context, a: RateArgs) -> Result<Answer<Value>, Fault> {
     let it = item!(ctx, a.item_id);
     let before = tryf!(ctx.store.click(reader.id, it.id).await);
     tryf!(ctx.store.record_click(reader.id, it.id, a.useful, source).await);
-    ctx.invalidate();
+    ctx.reader_changed(reader.id);
     let clicks = tryf!(ctx.store.clicks(reader.id).await);
     let evidence: Vec<_> = clicks.iter().filter(|c| c.source.counts_as_evidence()).collect();
     let active = evidence.iter().any(|c| !c.useful);
@@ -1410,17 +1524,17 @@ async fn rate(ctx: &Context, a: RateArgs) -> Result<Answer<Value>, Fault> {
 async fn explain_tool(ctx: &Context, a: ItemArgs) -> Result<Answer<Value>, Fault> {
     let it = item!(ctx, a.item_id);
     let (reader, notice) = reader!(ctx, "feed.explain", &a.user);
-    let (data, _, _, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
+    let (window, _, _, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
+    let data = &window.data;
     let built;
-    let corpus: &Corpus = if data.corpus.position(it.id).is_some() {
-        &data.corpus
+    let (corpus, model): (&Corpus, Arc<ReaderModel>) = if data.corpus.position(it.id).is_some() {
+        (&data.corpus, window.model(&reader.interests))
     } else {
         let mut items: Vec<RankItem> = data.corpus.items().to_vec();
         items.push(RankItem::from(&it));
         built = Corpus::build(items);
-        &built
+        (&built, Arc::new(ReaderModel::fit(&built, &reader.interests, &data.clicks)))
     };
-    let model = ReaderModel::fit(corpus, &reader.interests, &data.clicks);
     let Some(e) = explain::explain(corpus, &model, it.id) else {
         return Ok(unknown_item(it.id));
     };
@@ -1441,12 +1555,13 @@ async fn digest(ctx: &Context, a: DigestArgs) -> Result<Answer<Value>, Fault> {
         Err(r) => return Ok(*r),
     };
     let (reader, notice) = reader!(ctx, "feed.digest", &a.user);
-    let (data, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
-    let (data, emb, coverage) = tryf!(ctx.embeddings(&reader, data, &since, &fp).await);
+    let (window, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
+    let (window, emb, coverage) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
     let widened = widened.into_iter().chain(coverage).collect::<Vec<_>>().join("; ");
     let widened = Some(widened).filter(|w| !w.is_empty());
-    let (_, ranking) = data.rank(&reader.interests, usize::MAX, &emb);
-    let measured = ctx.measured(&reader, &data, &fp).await;
+    let (_, ranking) = window.rank(&reader.interests, usize::MAX, &emb);
+    let measured = ctx.measured(&reader, &window, &fp).await;
+    let data = &window.data;
     let q = quality::assess(&data.clicks, &ranking.terms, measured.as_ref());
     if ranking.items.is_empty() {
         return Ok(Answer::refuse(with_notice(
@@ -1552,7 +1667,7 @@ async fn persona_create(ctx: &Context, a: CreateArgs) -> Result<Answer<Value>, F
     };
     match ctx.store.create_reader(&name, &interests).await {
         Ok(r) => {
-            ctx.invalidate();
+            ctx.reader_changed(r.id);
             Ok(Answer::ok(
                 format!("created reader '{}' with interests: {}", r.name, clip(&r.interests, 300)),
                 persona_data(&r, 0),
@@ -1582,7 +1697,7 @@ async fn persona_update(ctx: &Context, a: UpdateArgs) -> Result<Answer<Value>, F
         Err(e) => return Ok(Answer::refuse(format!("feed.persona_update: {e}"))),
     };
     let r = tryf!(ctx.store.update_interests(reader.id, &interests).await);
-    ctx.invalidate();
+    ctx.reader_changed(r.id);
     let n = tryf!(ctx.store.clicks(r.id).await).len();
     Ok(Answer::ok(
         format!("'{}' now reads about: {} ({} kept)", r.name, clip(&r.interests, 300), plural(n, "rating", "ratings")),
@@ -1593,11 +1708,11 @@ async fn persona_update(ctx: &Context, a: UpdateArgs) -> Result<Answer<Value>, F
 
 async fn persona_status(ctx: &Context, a: UserArgs) -> Result<Answer<Value>, Fault> {
     let (reader, _) = reader!(ctx, "feed.persona_status", &a.user);
-    let (data, fp, since, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
-    let (data, emb, _) = tryf!(ctx.embeddings(&reader, data, &since, &fp).await);
-    let (model, ranking) = data.rank(&reader.interests, 1, &emb);
-    let measured = ctx.measured(&reader, &data, &fp).await;
-    let q = quality::assess(&data.clicks, &ranking.terms, measured.as_ref());
+    let (window, fp, since, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
+    let (window, emb, _) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
+    let (model, ranking) = window.rank(&reader.interests, 1, &emb);
+    let measured = ctx.measured(&reader, &window, &fp).await;
+    let q = quality::assess(&window.data.clicks, &ranking.terms, measured.as_ref());
     let key = |(k, c): (String, crate::rank::KeyCounts)| format!("{k} ({} of {})", c.useful, c.useful + c.not_useful);
     let liked: Vec<String> = model.preferences.liked(4).into_iter().map(key).collect();
     let disliked: Vec<String> = model.preferences.disliked(4).into_iter().map(key).collect();
@@ -1623,7 +1738,7 @@ async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Result<Answer<Value>, F
         return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_reset".into()]));
     }
     let w = tryf!(ctx.store.reset_reader(reader.id).await);
-    ctx.invalidate();
+    ctx.reader_changed(reader.id);
     Ok(Answer::ok(
         format!(
             "reset '{}': erased {} and {} of reading history; interests kept",
@@ -1686,7 +1801,7 @@ async fn harvest_engagement(ctx: &Context, a: UserArgs) -> Result<Answer<Value>,
     let (reader, _) = reader!(ctx, "feed.harvest_engagement", &a.user);
     let h = tryf!(ctx.store.harvest_engagement(reader.id).await);
     if h.recorded > 0 {
-        ctx.invalidate();
+        ctx.reader_changed(reader.id);
     }
     Ok(Answer::ok(
         format!(

@@ -72,3 +72,42 @@ async fn ranks_unrated_items_in_the_window_and_learns_from_ratings() {
     let q = assess(&data.clicks, &ranking.terms, None);
     assert_eq!(q.caveat.as_deref(), Some("only 2 ratings: the click classifier is on but weakly trained"));
 }
+
+#[tokio::test]
+async fn a_rating_in_the_window_keeps_the_index_and_one_outside_does_not() {
+    let s = FeedStore::in_memory().await.unwrap();
+    let feed = s.subscribe("https://example.org/feed.xml", Some("Example")).await.unwrap().feed;
+    let items: Vec<NewItem> = [
+        ("a", "Nickel-catalysed cross-coupling", "2026-11-20T00:00:00Z"),
+        ("b", "Tensor parallel training at scale", "2026-11-21T00:00:00Z"),
+        ("c", "Photoredox amination", "2026-11-22T00:00:00Z"),
+        ("d", "Old catalysis review", "2026-01-01T00:00:00Z"),
+    ]
+    .iter()
+    .map(|(g, t, p)| item(g, t, "catalysis and training", p, &["catalysis"]))
+    .collect();
+    let ids = s.add_items(Some(feed.id), &items, "2026-11-24T00:00:00Z").await.unwrap().new_ids;
+    let r = s.create_reader("chem", "catalysis").await.unwrap();
+    let since = Some("2026-11-01T00:00:00Z");
+    let data = ReaderData::load(&s, r.id, since).await.unwrap();
+
+    // Rated inside the window: same index, the item leaves the candidates; the same as
+    // a fresh load, item for item and in the same order.
+    s.record_click(r.id, ids[1], true, ClickSource::Ui).await.unwrap();
+    let kept = data.reload_ratings(&s, r.id, since).await.unwrap().expect("the index still fits");
+    assert!(std::sync::Arc::ptr_eq(&kept.corpus, &data.corpus));
+    let fresh = ReaderData::load(&s, r.id, since).await.unwrap();
+    assert_eq!(kept.candidates, fresh.candidates);
+    assert_eq!(kept.clicks, fresh.clicks);
+    assert_eq!(kept.corpus.items(), fresh.corpus.items());
+
+    // Rated outside the window: the index must grow, so a fresh load is needed.
+    s.record_click(r.id, ids[3], false, ClickSource::Ui).await.unwrap();
+    assert!(kept.reload_ratings(&s, r.id, since).await.unwrap().is_none());
+    let grown = ReaderData::load(&s, r.id, since).await.unwrap();
+    assert!(grown.corpus.position(ids[3]).is_some());
+
+    // That rating taken away again: the old item must leave the index.
+    s.reset_reader(r.id).await.unwrap();
+    assert!(grown.reload_ratings(&s, r.id, since).await.unwrap().is_none());
+}
