@@ -5,14 +5,11 @@
 //!
 //! `cargo bench -p attest-symbolic --bench stdio`
 
-use std::process::Stdio;
 use std::sync::Arc;
 
 use attest_sym::tools::{Inline, catalogue};
+use attest_testkit::Session;
 use criterion::{Criterion, criterion_group, criterion_main};
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
 const CASES: &[(&str, &str, &str)] = &[
@@ -29,20 +26,16 @@ fn args(lhs: &str, rhs: &str) -> serde_json::Map<String, Value> {
 
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let client = rt.block_on(async {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_attest-symbolic"));
-        cmd.env_clear().env("ATTEST_DB", "/nonexistent/attest.db").env("ATTEST_EXPAND", "1");
-        let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
-        ().serve(transport).await.expect("handshake")
-    });
+    let session = rt.block_on(Session::spawn(Session::command(
+        env!("CARGO_BIN_EXE_attest-symbolic"),
+        &[("ATTEST_DB", "/nonexistent/attest.db"), ("ATTEST_EXPAND", "1")],
+    )));
     let mut stdio = c.benchmark_group("stdio tools/call sym.verify");
     for (name, lhs, rhs) in CASES {
         stdio.bench_function(*name, |b| {
             b.iter(|| {
-                let r = rt
-                    .block_on(client.call_tool(CallToolRequestParams::new("sym.verify").with_arguments(args(lhs, rhs))))
-                    .unwrap();
-                assert_eq!(r.structured_content.as_ref().unwrap()["ok"], true);
+                let (out, _, _) = rt.block_on(session.call("sym.verify", Value::Object(args(lhs, rhs))));
+                assert_eq!(out["ok"], true);
             })
         });
     }
@@ -58,7 +51,7 @@ fn bench(c: &mut Criterion) {
         });
     }
     local.finish();
-    rt.block_on(client.cancel()).unwrap();
+    rt.block_on(session.close());
 }
 
 criterion_group! {
