@@ -7,7 +7,7 @@
 //! after that the database is the truth, so a feed removed by the reader is not
 //! re-added by the next ingest, and edits to the file change nothing.
 
-use std::collections::BTreeSet;
+use attest_tags::Vocabulary;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -220,14 +220,14 @@ pub const KEYPHRASES_PER_ITEM: usize = 4;
 /// ([`attest_tags::keyphrase::extract`]), mapped onto `vocabulary` (the archive's
 /// concepts, from [`attest_tags::vocabulary`]) where a phrase means one of them.
 /// Deterministic; a keyphrase the feed already gave as a tag is not repeated.
-pub fn add_keyphrases(items: &mut [NewItem], vocabulary: &BTreeSet<String>) {
+pub fn add_keyphrases(items: &mut [NewItem], vocabulary: &Vocabulary) {
     for it in items {
         it.keyphrases = attest_tags::item_keyphrases(&it.title, &it.summary, &it.tags, vocabulary, KEYPHRASES_PER_ITEM);
     }
 }
 
 /// The vocabulary keyphrases are mapped onto: every stored tag as a concept.
-async fn load_vocabulary(store: &FeedStore) -> Result<Arc<BTreeSet<String>>> {
+async fn load_vocabulary(store: &FeedStore) -> Result<Arc<Vocabulary>> {
     Ok(Arc::new(attest_tags::vocabulary(store.tag_vocabulary().await?, attest_tags::Canon::builtin())))
 }
 
@@ -243,7 +243,7 @@ async fn ingest_feed_with(
     store: &FeedStore,
     fetcher: &Fetcher,
     feed: &Feed,
-    vocabulary: &Arc<BTreeSet<String>>,
+    vocabulary: &Arc<Vocabulary>,
 ) -> Result<FeedOutcome> {
     match ingest_feed_inner(store, fetcher, feed, vocabulary).await {
         Ok(o) => Ok(o),
@@ -260,7 +260,7 @@ async fn ingest_feed_inner(
     store: &FeedStore,
     fetcher: &Fetcher,
     feed: &Feed,
-    vocabulary: &Arc<BTreeSet<String>>,
+    vocabulary: &Arc<Vocabulary>,
 ) -> Result<FeedOutcome> {
     let validators = crate::fetch::Validators { etag: feed.etag.clone(), last_modified: feed.last_modified.clone() };
     let body = match fetcher.fetch(&feed.url, &validators).await? {

@@ -36,7 +36,7 @@ pub struct TagReport {
 const NOT_TAGGER_TAGGED: &str = "SELECT id, title, summary FROM items i WHERE NOT EXISTS \
      (SELECT 1 FROM item_tags t WHERE t.item_id = i.id AND t.origin IN ('keyphrase', 'chat'))";
 
-async fn vocabulary(store: &FeedStore) -> Result<BTreeSet<String>> {
+async fn vocabulary(store: &FeedStore) -> Result<attest_tags::Vocabulary> {
     Ok(attest_tags::vocabulary(store.tag_vocabulary().await?, attest_tags::Canon::builtin()))
 }
 
@@ -265,7 +265,9 @@ pub async fn tag_with_chat(store: &FeedStore, model: Arc<dyn ChatModel>, limit: 
                 .await?;
         }
         tx.commit().await?;
-        vocab.extend(tags);
+        for t in tags {
+            vocab.insert(t);
+        }
         report.tagged += 1;
     }
     Ok(report)
@@ -305,7 +307,7 @@ mod tests {
                     Some(format!("2026-01-0{}T00:00:00Z", k + 1)),
                     ["systems".to_string()],
                 );
-                crate::ingest::add_keyphrases(std::slice::from_mut(&mut it), &BTreeSet::new());
+                crate::ingest::add_keyphrases(std::slice::from_mut(&mut it), &attest_tags::Vocabulary::default());
                 it
             })
             .collect();

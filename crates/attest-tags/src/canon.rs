@@ -127,9 +127,10 @@ const NOT_PLURAL: &[&str] = &["news", "series", "species", "lens", "bayes", "cha
 /// (`-ies` → `-y` on long words; a final `s` unless the word ends in `ss`, `us`, `is`,
 /// `as`, `os`, `ys`, `ics` or is a known non-plural).
 pub fn fold_key(tag: &str) -> String {
-    let mut k: String = normalize(tag).chars().filter(|&c| c != '-').collect();
-    let last_word = normalize(tag).rsplit('-').next().unwrap_or_default().to_string();
-    if NOT_PLURAL.contains(&last_word.as_str()) {
+    let n = normalize(tag);
+    let mut k: String = n.chars().filter(|&c| c != '-').collect();
+    let last_word = n.rsplit('-').next().unwrap_or_default();
+    if NOT_PLURAL.contains(&last_word) {
         return k;
     }
     if k.len() > 5 && k.ends_with("ies") {

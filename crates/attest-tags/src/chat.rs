@@ -9,9 +9,8 @@
 //! "news") are dropped; the rest are mapped onto the archive's vocabulary through
 //! [`Canon`]. A reply with no usable tag is an error, so the item keeps its keyphrases.
 
-use std::collections::BTreeSet;
-
-use crate::canon::{Canon, fold_key, normalize};
+use crate::Vocabulary;
+use crate::canon::{Canon, normalize};
 
 /// Most tags kept from one reply.
 pub const MAX_TAGS: usize = 4;
@@ -64,7 +63,7 @@ impl std::error::Error for ReplyError {}
 
 /// The tags in a reply, checked, normalised and mapped onto `vocabulary` (canonical
 /// names already in use), in the reply's order without repeats, at most [`MAX_TAGS`].
-pub fn parse_reply(reply: &str, canon: &Canon, vocabulary: &BTreeSet<String>) -> Result<Vec<String>, ReplyError> {
+pub fn parse_reply(reply: &str, canon: &Canon, vocabulary: &Vocabulary) -> Result<Vec<String>, ReplyError> {
     let text = unfence(reply);
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ReplyError::NotJson(e.to_string()))?;
     let list = match &value {
@@ -75,15 +74,13 @@ pub fn parse_reply(reply: &str, canon: &Canon, vocabulary: &BTreeSet<String>) ->
         },
         _ => return Err(ReplyError::NotJson("neither an object nor a list".into())),
     };
-    let folded: std::collections::HashMap<String, &String> = vocabulary.iter().map(|v| (fold_key(v), v)).collect();
     let mut out: Vec<String> = Vec::new();
     for raw in list.iter().filter_map(serde_json::Value::as_str) {
         let tag = normalize(raw);
         if !well_formed(&tag) || crate::NON_TOPIC_TAGS.contains(&tag.as_str()) {
             continue;
         }
-        let c = canon.canonical(&tag);
-        let c = folded.get(&fold_key(&c)).map(|v| (*v).clone()).unwrap_or(c);
+        let (c, _) = vocabulary.spelling(canon.canonical(&tag));
         if !out.contains(&c) {
             out.push(c);
         }
@@ -116,8 +113,8 @@ fn unfence(reply: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn vocab(words: &[&str]) -> BTreeSet<String> {
-        words.iter().map(|s| s.to_string()).collect()
+    fn vocab(words: &[&str]) -> Vocabulary {
+        Vocabulary::new(words.iter().map(|s| s.to_string()).collect())
     }
 
     #[test]

@@ -9,7 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::canon::{Canon, fold_key};
+use crate::Vocabulary;
+use crate::canon::Canon;
 
 /// arXiv categories and the concepts they stand for.
 pub const ARXIV: &[(&str, &[&str])] = &[
@@ -115,8 +116,9 @@ pub fn candidates(text: &str) -> Vec<String> {
 
 /// Up to `max` tags for an item from its title and abstract, best first, mapped onto
 /// `vocabulary` (canonical concept names already in use) where a phrase canonicalises
-/// or folds onto one. Deterministic: ties break by name.
-pub fn extract(title: &str, abstract_: &str, vocabulary: &BTreeSet<String>, canon: &Canon, max: usize) -> Vec<String> {
+/// or folds onto one. Deterministic: ties break by name. The cost does not grow with
+/// the vocabulary (its fold keys are computed once, in [`Vocabulary::new`]).
+pub fn extract(title: &str, abstract_: &str, vocabulary: &Vocabulary, canon: &Canon, max: usize) -> Vec<String> {
     let in_title: BTreeSet<String> = candidates(title).into_iter().collect();
     let all: Vec<String> = candidates(&format!("{title}. {abstract_}"));
     // RAKE word scores over single-word candidates' co-occurrence inside phrases.
@@ -129,23 +131,18 @@ pub fn extract(title: &str, abstract_: &str, vocabulary: &BTreeSet<String>, cano
             *degree.entry(w).or_default() += words.len() as f64;
         }
     }
-    let folded: HashMap<String, &String> = vocabulary.iter().map(|v| (fold_key(v), v)).collect();
+    // A phrase's score depends only on the phrase: score each distinct one once.
+    let distinct: BTreeSet<&String> = all.iter().collect();
     let mut best: BTreeMap<String, f64> = BTreeMap::new();
-    for p in &all {
+    for p in distinct {
         let mut score: f64 = p.split('-').map(|w| degree[w] / freq[w]).sum();
         if in_title.contains(p) {
             score *= 2.0;
         }
-        let c = canon.canonical(p);
-        let tag = if vocabulary.contains(&c) {
+        let (tag, known) = vocabulary.spelling(canon.canonical(p));
+        if known {
             score *= 2.0;
-            c
-        } else if let Some(v) = folded.get(&fold_key(&c)) {
-            score *= 2.0;
-            (*v).clone()
-        } else {
-            c
-        };
+        }
         let e = best.entry(tag).or_insert(0.0);
         *e = e.max(score);
     }
@@ -191,6 +188,7 @@ mod tests {
     fn extraction_prefers_the_vocabulary_and_is_deterministic() {
         let vocab: BTreeSet<String> =
             ["large-language-models", "quantization", "knowledge-distillation"].iter().map(|s| s.to_string()).collect();
+        let vocab = Vocabulary::new(vocab);
         let title = "Post-training quantization for LLMs";
         let abs = "We study post-training quantization of large language models. Quantization reduces memory; \
                    knowledge distillation recovers accuracy after quantization.";

@@ -13,7 +13,7 @@
 //! plain inputs, plain values back, no I/O.
 #![warn(missing_docs)]
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 pub mod canon;
 pub mod chat;
@@ -63,26 +63,70 @@ pub fn concept_tags(tag: &str) -> Vec<String> {
     if mapped.is_empty() { vec![tag.to_string()] } else { mapped }
 }
 
-/// The canonical concept names an archive already uses, from its stored tags: what
-/// [`keyphrase::extract`] maps new phrases onto, so an archive converges on its own
-/// words.
-pub fn vocabulary<I, S>(stored: I, canon: &Canon) -> BTreeSet<String>
+/// The canonical concept names an archive already uses, with the fold key of each
+/// computed once: what [`keyphrase::extract`] and the chat tagger map new tags onto,
+/// so an archive converges on its own words.
+#[derive(Debug, Clone, Default)]
+pub struct Vocabulary {
+    names: BTreeSet<String>,
+    /// fold key → the spelling it stands for (the last by name, when several fold alike).
+    folded: HashMap<String, String>,
+}
+
+impl Vocabulary {
+    /// A vocabulary of these canonical names.
+    pub fn new(names: BTreeSet<String>) -> Vocabulary {
+        let folded = names.iter().map(|n| (fold_key(n), n.clone())).collect();
+        Vocabulary { names, folded }
+    }
+
+    /// Whether `name` is in it, spelled exactly so.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// The spelling `canonical` takes here, and whether the vocabulary knew it: itself
+    /// when present, else the known spelling that folds alike, else itself (unknown).
+    pub fn spelling(&self, canonical: String) -> (String, bool) {
+        if self.names.contains(&canonical) {
+            return (canonical, true);
+        }
+        match self.folded.get(&fold_key(&canonical)) {
+            Some(known) => (known.clone(), true),
+            None => (canonical, false),
+        }
+    }
+
+    /// Add a name (a tag just written).
+    pub fn insert(&mut self, name: String) {
+        self.folded.insert(fold_key(&name), name.clone());
+        self.names.insert(name);
+    }
+
+    /// How many names it holds.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// The vocabulary of an archive from its stored tags (arXiv categories become their
+/// concepts; every tag is canonicalised).
+pub fn vocabulary<I, S>(stored: I, canon: &Canon) -> Vocabulary
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
-    stored.into_iter().flat_map(|t| concept_tags(t.as_ref())).map(|t| canon.canonical(&t)).collect()
+    Vocabulary::new(stored.into_iter().flat_map(|t| concept_tags(t.as_ref())).map(|t| canon.canonical(&t)).collect())
 }
 
 /// Keyphrase tags for one item: [`keyphrase::extract`] over its title and summary,
 /// mapped onto `known` (the archive's [`vocabulary`]), leaving out what the item's own (feed) tags already say.
-pub fn item_keyphrases(
-    title: &str,
-    summary: &str,
-    own_tags: &[String],
-    known: &BTreeSet<String>,
-    max: usize,
-) -> Vec<String> {
+pub fn item_keyphrases(title: &str, summary: &str, own_tags: &[String], known: &Vocabulary, max: usize) -> Vec<String> {
     let canon = Canon::builtin();
     let own = vocabulary(own_tags, canon);
     keyphrase::extract(title, summary, known, canon, max)
