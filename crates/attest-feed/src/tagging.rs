@@ -12,7 +12,6 @@
 //! Every item is written in its own short transaction, so a run stopped half-way
 //! (the endpoint went away) leaves every item either as it was or fully re-tagged.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
