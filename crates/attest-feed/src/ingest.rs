@@ -220,10 +220,23 @@ pub const KEYPHRASES_PER_ITEM: usize = 4;
 /// ([`attest_tags::keyphrase::extract`]), mapped onto `vocabulary` (the archive's
 /// concepts, from [`attest_tags::vocabulary`]) where a phrase means one of them.
 /// Deterministic; a keyphrase the feed already gave as a tag is not repeated.
+/// Items are independent, so a large batch is split across the machine's cores.
 pub fn add_keyphrases(items: &mut [NewItem], vocabulary: &Vocabulary) {
-    for it in items {
-        it.keyphrases = attest_tags::item_keyphrases(&it.title, &it.summary, &it.tags, vocabulary, KEYPHRASES_PER_ITEM);
+    let tag = |part: &mut [NewItem]| {
+        for it in part {
+            it.keyphrases =
+                attest_tags::item_keyphrases(&it.title, &it.summary, &it.tags, vocabulary, KEYPHRASES_PER_ITEM);
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if threads == 1 || items.len() < 256 {
+        return tag(items);
     }
+    std::thread::scope(|s| {
+        for part in items.chunks_mut(items.len().div_ceil(threads)) {
+            s.spawn(move || tag(part));
+        }
+    });
 }
 
 /// The vocabulary keyphrases are mapped onto: every stored tag as a concept.
