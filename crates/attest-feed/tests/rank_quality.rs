@@ -54,7 +54,9 @@ fn corpus(exclude: &[String]) -> (Corpus, HashMap<String, i64>) {
     let mut items = Vec::new();
     let mut by_guid = HashMap::new();
     for (f, name) in FEEDS.iter().enumerate() {
-        let parsed = parse_feed(&std::fs::read(fixtures().join(name)).unwrap(), now).unwrap();
+        let mut parsed = parse_feed(&std::fs::read(fixtures().join(name)).unwrap(), now).unwrap();
+        // As ingest stores them: the feed's tags plus keyphrases from title and summary.
+        attest_feed::ingest::add_keyphrases(&mut parsed.items, &Default::default());
         for it in parsed.items {
             if exclude.contains(&it.guid) || by_guid.contains_key(&it.guid) {
                 continue;
@@ -67,7 +69,7 @@ fn corpus(exclude: &[String]) -> (Corpus, HashMap<String, i64>) {
                 summary: it.summary,
                 source: parsed.title.clone().unwrap_or_else(|| name.to_string()),
                 source_id: Some(f as i64 + 1),
-                tags: it.tags,
+                tags: it.tags.into_iter().chain(it.keyphrases).collect(),
                 content_type: None,
                 published: it.published,
                 vector: None,
