@@ -107,6 +107,12 @@ pub const SURFACES: &[Surface] = &[
             "ATTEST_ZOTERO",
             "ATTEST_CITATION_WEB",
             "ATTEST_CITATION_CACHE",
+            // `feed.search` on this surface ranks like the feed surface's.
+            "EMBED_BASE_URL",
+            "EMBED_MODEL",
+            "EMBED_API_KEY",
+            "EMBED_DIMS",
+            "EMBED_TIMEOUT",
         ],
     },
     Surface {
