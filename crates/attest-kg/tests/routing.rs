@@ -5,81 +5,21 @@
 use std::collections::BTreeSet;
 
 use attest_kg::router::{RULES, TOOLS, route};
-use serde::Deserialize;
-use serde_json::{Map, Value};
-
-#[derive(Debug, Deserialize)]
-struct Cases {
-    case: Vec<Case>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Case {
-    q: String,
-    #[serde(default)]
-    tool: Option<String>,
-    #[serde(default)]
-    args: Map<String, Value>,
-    #[serde(default)]
-    options: Vec<String>,
-}
+use attest_testkit::routing::{self, Case};
+use serde_json::Value;
 
 fn cases() -> Vec<Case> {
-    toml::from_str::<Cases>(include_str!("routing_cases.toml")).unwrap().case
+    routing::cases(include_str!("routing_cases.toml"))
 }
 
 #[test]
 fn every_case_routes_with_its_arguments() {
-    let cases = cases();
-    assert!(cases.len() >= 40, "only {} cases", cases.len());
-    let mut failures = Vec::new();
-    for c in &cases {
-        let d = route(&c.q);
-        let mut problems = Vec::new();
-        if d.tool != c.tool {
-            problems.push(format!("tool {:?}, expected {:?}", d.tool, c.tool));
-        }
-        if d.args != c.args {
-            problems.push(format!(
-                "args {}, expected {}",
-                Value::Object(d.args.clone()),
-                Value::Object(c.args.clone())
-            ));
-        }
-        if d.tool.is_none() {
-            if d.options.len() < 2 {
-                problems.push(format!("decline offers {:?}, fewer than two options", d.options));
-            }
-            for o in &c.options {
-                if !d.options.contains(o) {
-                    problems.push(format!("does not offer {o} (offers {:?})", d.options));
-                }
-            }
-            if d.answer.trim().is_empty() {
-                problems.push("decline without a question back".into());
-            }
-        }
-        if !problems.is_empty() {
-            failures.push(format!("{:?}: {}", c.q, problems.join("; ")));
-        }
-    }
-    assert!(failures.is_empty(), "{} case(s) failed:\n{}", failures.len(), failures.join("\n"));
-}
-
-#[test]
-fn routing_is_deterministic() {
-    for c in cases() {
-        assert_eq!(route(&c.q), route(&c.q), "{:?}", c.q);
-    }
+    routing::check(&cases(), 40, route);
 }
 
 #[test]
 fn no_catch_all() {
-    for q in ["", "?", "ok", "lol", "my cat", "xyzzy plugh", "12345"] {
-        let d = route(q);
-        assert!(d.tool.is_none(), "{q:?} was routed to {:?}", d.tool);
-        assert!(d.options.len() >= 2, "{q:?} offers {:?}", d.options);
-    }
+    routing::no_catch_all(&[], route);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! - [`validate`]: a result against its tool's declared output schema.
 //! - [`http`]: a loopback HTTP server answering from a function, for fetchers,
 //!   embedders, chat models and research APIs, with no network.
+//! - [`routing`]: a router's case table checked against the router.
 //!
 //! Dev-only: no shipped crate depends on this one. It is the one place besides
 //! `attest-mcp` that uses rmcp, and only as a client.
@@ -23,6 +24,7 @@ use serde_json::Value;
 use tokio::process::Command;
 
 pub mod http;
+pub mod routing;
 
 /// Counts the server's `tools/list_changed` notifications.
 #[derive(Clone, Default)]
