@@ -16,6 +16,9 @@ pub type ExactEnv = BTreeMap<String, Q>;
 
 /// A rational as a float.
 pub fn q_to_f64(c: &Q) -> f64 {
+    if let Some((n, d)) = c.small() {
+        return n as f64 / d as f64;
+    }
     match (c.numer().to_f64(), c.denom().to_f64()) {
         (Some(n), Some(d)) if n.is_finite() && d.is_finite() => n / d,
         _ => c.to_f64().unwrap_or(f64::NAN),
@@ -35,7 +38,7 @@ pub fn eval_f64(e: &Expr, env: &FloatEnv) -> Option<f64> {
 /// [`eval_f64`] with the variables' values given by a lookup (no map to build).
 pub fn eval_f64_with<F: Fn(&str) -> Option<f64>>(e: &Expr, env: &F) -> Option<f64> {
     match e {
-        Expr::Num(c) if c.is_integer() => match c.numer().to_i64() {
+        Expr::Num(c) if c.is_integer() => match c.numer_i64() {
             Some(n) if n.unsigned_abs() < 1 << 53 => Some(n as f64),
             _ => finite(q_to_f64(c)),
         },
@@ -62,15 +65,136 @@ pub fn eval_f64_with<F: Fn(&str) -> Option<f64>>(e: &Expr, env: &F) -> Option<f6
     }
 }
 
+/// An expression compiled for evaluation in floating point at many points: constants
+/// converted once, variables looked up by index, no recursion. It gives exactly what
+/// [`eval_f64_with`] gives (same operations in the same order).
+#[derive(Debug, Clone)]
+pub struct FloatProgram {
+    ops: Vec<Op>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    /// A constant; `None` when it is not a finite float (the expression is undefined).
+    Const(Option<f64>),
+    /// The variable at this index of the compile-time list; `usize::MAX` for an
+    /// unknown one (undefined).
+    Var(usize),
+    /// Sum of the top `n` values, left to right.
+    Add(usize),
+    /// Product of the top `n` values, left to right.
+    Mul(usize),
+    /// Base on top, raised to an integer power (`None`: too large, undefined).
+    PowInt(Option<i32>),
+    /// Base on top, raised to `p/k` (`None`: too large, undefined).
+    PowRatio(Option<(i64, i64)>),
+    /// Base, then exponent, on top.
+    Pow,
+    /// A function of the top value.
+    Func(Func),
+}
+
+impl FloatProgram {
+    /// Compile `e`; `vars` fixes the order of the values [`FloatProgram::eval`] takes.
+    pub fn new(e: &Expr, vars: &[String]) -> FloatProgram {
+        let mut ops = Vec::with_capacity(e.size());
+        compile(e, vars, &mut ops);
+        FloatProgram { ops }
+    }
+
+    /// The value at `values` (one per variable, in the compile-time order); `None`
+    /// where the expression is undefined. `stack` is scratch space, reused by callers
+    /// that evaluate many points.
+    pub fn eval(&self, values: &[f64], stack: &mut Vec<f64>) -> Option<f64> {
+        stack.clear();
+        for op in &self.ops {
+            let v = match *op {
+                Op::Const(c) => c?,
+                Op::Var(i) => *values.get(i)?,
+                Op::Add(n) => {
+                    let at = stack.len() - n;
+                    let s = stack[at..].iter().fold(-0.0, |a, b| a + b);
+                    stack.truncate(at);
+                    finite(s)?
+                }
+                Op::Mul(n) => {
+                    let at = stack.len() - n;
+                    let s = stack[at..].iter().fold(1.0, |a, b| a * b);
+                    stack.truncate(at);
+                    finite(s)?
+                }
+                Op::PowInt(n) => {
+                    let (b, n) = (stack.pop()?, n?);
+                    if b == 0.0 && n < 0 {
+                        return None;
+                    }
+                    finite(b.powi(n))?
+                }
+                Op::PowRatio(r) => pow_ratio(stack.pop()?, r?)?,
+                Op::Pow => {
+                    let (xv, bv) = (stack.pop()?, stack.pop()?);
+                    match bv {
+                        b if b > 0.0 => finite(b.powf(xv))?,
+                        b if b == 0.0 && xv > 0.0 => 0.0,
+                        _ => return None,
+                    }
+                }
+                Op::Func(f) => apply_f64(f, stack.pop()?)?,
+            };
+            stack.push(v);
+        }
+        stack.pop()
+    }
+}
+
+fn compile(e: &Expr, vars: &[String], ops: &mut Vec<Op>) {
+    match e {
+        Expr::Num(c) => ops.push(Op::Const(match c.numer_i64() {
+            Some(n) if c.is_integer() && n.unsigned_abs() < 1 << 53 => Some(n as f64),
+            _ => finite(q_to_f64(c)),
+        })),
+        Expr::Sym(s) => ops.push(Op::Var(vars.iter().position(|v| v == s).unwrap_or(usize::MAX))),
+        Expr::Pi => ops.push(Op::Const(Some(std::f64::consts::PI))),
+        Expr::E => ops.push(Op::Const(Some(std::f64::consts::E))),
+        Expr::Add(v) | Expr::Mul(v) => {
+            v.iter().for_each(|t| compile(t, vars, ops));
+            ops.push(if matches!(e, Expr::Add(_)) { Op::Add(v.len()) } else { Op::Mul(v.len()) });
+        }
+        Expr::Pow(b, x) => {
+            compile(b, vars, ops);
+            match x.as_ref() {
+                Expr::Num(r) if r.is_integer() => {
+                    ops.push(Op::PowInt(r.numer_i64().and_then(|v| i32::try_from(v).ok())))
+                }
+                Expr::Num(r) => ops.push(Op::PowRatio(r.numer_i64().zip(r.denom_i64()))),
+                x => {
+                    compile(x, vars, ops);
+                    ops.push(Op::Pow);
+                }
+            }
+        }
+        Expr::Func(f, a) => {
+            compile(a, vars, ops);
+            ops.push(Op::Func(*f));
+        }
+        Expr::Deriv(..) => ops.push(Op::Const(None)),
+    }
+}
+
 fn pow_rational(b: f64, r: &Q) -> Option<f64> {
     if r.is_integer() {
-        let n = r.numer().to_i32()?;
+        let n = r.numer_i64().and_then(|v| i32::try_from(v).ok())?;
         if b == 0.0 && n < 0 {
             return None;
         }
         return finite(b.powi(n));
     }
-    let (p, k) = (r.numer().to_i64()?, r.denom().to_i64()?);
+    pow_ratio(b, (r.numer_i64()?, r.denom_i64()?))
+}
+
+/// `b^(p/k)` for a non-integer `p/k` in lowest terms: a real odd root of a negative
+/// base, undefined for an even one.
+fn pow_ratio(b: f64, (p, k): (i64, i64)) -> Option<f64> {
     if b < 0.0 {
         if k % 2 == 0 {
             return None;
@@ -119,8 +243,8 @@ pub fn eval_exact(e: &Expr, env: &ExactEnv) -> Option<Q> {
         Expr::Pow(b, x) => {
             let bv = eval_exact(b, env)?;
             let r = x.as_num()?;
-            let p = r.numer().to_i32().filter(|p| p.abs() <= 64)?;
-            let k = r.denom().to_u32().filter(|k| *k <= 64)?;
+            let p = r.numer_i64().and_then(|v| i32::try_from(v).ok()).filter(|p| p.abs() <= 64)?;
+            let k = r.denom_i64().and_then(|v| u32::try_from(v).ok()).filter(|k| *k <= 64)?;
             let root = if k == 1 { bv } else { exact_root_q(&bv, k)? };
             if root.is_zero() && p < 0 {
                 return None;
@@ -266,7 +390,7 @@ pub fn eval_interval(e: &Expr, env: &ExactEnv) -> Option<Interval> {
             match x.as_ref() {
                 Expr::Num(r) if r.is_integer() => bv.powi(r.to_integer().to_i32()?),
                 Expr::Num(r) => {
-                    let (p, k) = (r.numer().to_i64()?, r.denom().to_i64()?);
+                    let (p, k) = (r.numer_i64()?, r.denom_i64()?);
                     bv.pow_rational(q_to_f64(r), k % 2 == 1, p % 2 != 0)
                 }
                 other => {

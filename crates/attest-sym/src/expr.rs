@@ -4,68 +4,28 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use num_bigint::BigInt;
-use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
 
-/// An exact rational number.
-pub type Q = BigRational;
+pub use crate::rat::Q;
 
 /// A rational from a small integer.
 pub fn q(n: i64) -> Q {
-    Q::from_integer(BigInt::from(n))
+    Q::int(n)
 }
 
-/// Numerator and denominator, when both fit in 64 bits.
-fn small(a: &Q) -> Option<(i64, i64)> {
-    use num_traits::ToPrimitive;
-    Some((a.numer().to_i64()?, a.denom().to_i64()?))
-}
-
-/// `n/d` (with `d > 0`) in lowest terms, computed in 128 bits.
-fn small_ratio(n: i128, d: i128) -> Q {
-    let g = num_integer::Integer::gcd(&n, &d);
-    let (n, d) = if g > 1 { (n / g, d / g) } else { (n, d) };
-    Q::new_raw(BigInt::from(n), BigInt::from(d))
-}
-
-/// `a · b`, skipping the GCD work of the general product when a factor is ±1 or
-/// both are integers (the common case in normal forms), and in machine integers
-/// when both fit in 64 bits.
+/// `a · b` (kept as a function: the call sites read as the arithmetic they do).
 pub fn qmul(a: &Q, b: &Q) -> Q {
-    if let (Some((an, ad)), Some((bn, bd))) = (small(a), small(b)) {
-        return small_ratio(i128::from(an) * i128::from(bn), i128::from(ad) * i128::from(bd));
-    }
-    if a.is_integer() && b.is_integer() {
-        if a.is_one() {
-            return b.clone();
-        }
-        if b.is_one() {
-            return a.clone();
-        }
-        return Q::from_integer(a.numer() * b.numer());
-    }
     a * b
 }
 
-/// `a + b`, skipping the GCD work of the general sum when both are integers, and
-/// in machine integers when both fit in 64 bits.
+/// `a + b`.
 pub fn qadd(a: &Q, b: &Q) -> Q {
-    if let (Some((an, ad)), Some((bn, bd))) = (small(a), small(b)) {
-        if ad == 1 && bd == 1 {
-            return Q::new_raw(BigInt::from(i128::from(an) + i128::from(bn)), BigInt::from(1));
-        }
-        let (an, ad, bn, bd) = (i128::from(an), i128::from(ad), i128::from(bn), i128::from(bd));
-        return small_ratio(an * bd + bn * ad, ad * bd);
-    }
-    if a.is_integer() && b.is_integer() {
-        return Q::from_integer(a.numer() + b.numer());
-    }
     a + b
 }
 
 /// A rational `n/d` from small integers (`d` must be non-zero).
 pub fn qf(n: i64, d: i64) -> Q {
-    Q::new(BigInt::from(n), BigInt::from(d))
+    Q::int(n) / Q::int(d)
 }
 
 /// The functions the parser knows.
@@ -338,7 +298,7 @@ fn prec(e: &Expr) -> u8 {
 
 fn is_root(exp: &Expr) -> Option<BigInt> {
     match exp {
-        Expr::Num(n) if n.numer().is_one() && n.denom() > &BigInt::one() => Some(n.denom().clone()),
+        Expr::Num(n) if n.numer_i64() == Some(1) && !n.is_integer() => Some(n.denom()),
         _ => None,
     }
 }
@@ -356,7 +316,7 @@ fn split_fraction(v: &[Expr]) -> (Q, Vec<Expr>, Vec<Expr>) {
             Expr::Num(n) => coef = qmul(&coef, n),
             Expr::Pow(b, e) => match e.as_num() {
                 Some(n) if n.is_negative() && n.is_integer() => {
-                    if n.numer() == &BigInt::from(-1) {
+                    if n.numer_i64() == Some(-1) {
                         den.push((**b).clone());
                     } else {
                         den.push(Expr::pow((**b).clone(), Expr::Num(-n)));
@@ -404,8 +364,7 @@ fn write_product(f: &mut fmt::Formatter<'_>, v: &[Expr]) -> fmt::Result {
 
 /// A rational as `n` or `n/d`, without big-number formatting when both fit in 64 bits.
 fn write_q(f: &mut fmt::Formatter<'_>, n: &Q) -> fmt::Result {
-    use num_traits::ToPrimitive;
-    match (n.numer().to_i64(), n.denom().to_i64()) {
+    match (n.numer_i64(), n.denom_i64()) {
         (Some(a), Some(1)) => write!(f, "{a}"),
         (Some(a), Some(b)) => write!(f, "{a}/{b}"),
         _ => write!(f, "{n}"),

@@ -35,6 +35,7 @@ pub mod nf;
 pub mod ops;
 pub mod parse;
 pub mod poly;
+pub mod rat;
 pub mod router;
 pub mod saturate;
 pub mod solve;

@@ -185,6 +185,14 @@ fn positive_atom(a: &Atom) -> bool {
 }
 
 fn cond_text(kind: CondKind, u: &Nf) -> String {
+    // c·x ≠ 0 (the usual case: a variable divided by): x ≠ 0, without the general search.
+    if kind == CondKind::NonZero
+        && u.den.is_one()
+        && let [(m, _)] = u.num.0.as_slice()
+        && let [(Atom::Sym(name), 1)] = m.as_slice()
+    {
+        return format!("{name} ≠ 0");
+    }
     if kind == CondKind::NonZero && u.den.is_one() {
         // a*x + b ≠ 0  →  x ≠ -b/a
         let atoms = u.num.atoms();
@@ -452,7 +460,7 @@ fn pow_poly(p: &Poly, mut n: u64, cx: &mut Cx) -> Result<Poly> {
 
 /// `c^n` for a rational, refusing when the result would have too many digits.
 pub fn qpow(c: &Q, n: u64, limits: &Limits) -> Result<Q> {
-    let bits = c.numer().bits().max(c.denom().bits()) as f64;
+    let bits = c.bits() as f64;
     if bits * n as f64 * std::f64::consts::LOG10_2 > limits.max_digits as f64 {
         return Err(SymError::limit(format!(
             "{c}^{n} would have more than {} digits, over the limit",
@@ -618,8 +626,12 @@ pub fn power(b: &Nf, x: &Nf, cx: &mut Cx) -> Result<Nf> {
             }
             return b.pow_int(n, cx);
         }
-        let p = r.numer().to_i64().ok_or_else(|| SymError::limit("exponent too large"))?;
-        let k = r.denom().to_u32().filter(|k| *k <= 64).ok_or_else(|| SymError::unsupported("root index too large"))?;
+        let p = r.numer_i64().ok_or_else(|| SymError::limit("exponent too large"))?;
+        let k = r
+            .denom_i64()
+            .and_then(|v| u32::try_from(v).ok())
+            .filter(|k| *k <= 64)
+            .ok_or_else(|| SymError::unsupported("root index too large"))?;
         let root = root(b, k, cx)?;
         return root.pow_int(p, cx);
     }
@@ -720,7 +732,7 @@ fn gcd_q(a: &Q, b: &Q) -> Q {
     if a.is_zero() {
         return b.abs();
     }
-    Q::new(a.numer().gcd(b.numer()), a.denom().lcm(b.denom()))
+    Q::new(a.numer().gcd(&b.numer()), a.denom().lcm(&b.denom()))
 }
 
 /// The exact `k`-th root of a rational, when it has one.
@@ -730,7 +742,7 @@ pub fn exact_root_q(c: &Q, k: u32) -> Option<Q> {
     }
     let n = c.numer().nth_root(k);
     let d = c.denom().nth_root(k);
-    (num_traits::Pow::pow(&n, k) == *c.numer() && num_traits::Pow::pow(&d, k) == *c.denom()).then(|| Q::new(n, d))
+    (num_traits::Pow::pow(&n, k) == c.numer() && num_traits::Pow::pow(&d, k) == c.denom()).then(|| Q::new(n, d))
 }
 
 fn root_const(c: &Q, k: u32) -> Result<Nf> {
@@ -924,7 +936,7 @@ pub fn rebase_exp(d: &Nf, cx: &mut Cx) -> Result<Option<Nf>> {
     for a in &atoms {
         if let Some((m, c)) = exp_monomial(a) {
             let g = groups.entry(m.clone()).or_insert((BigInt::one(), 0));
-            g.0 = g.0.lcm(c.denom());
+            g.0 = g.0.lcm(&c.denom());
             g.1 += 1;
         }
     }
@@ -1080,7 +1092,7 @@ pub fn sin_cos(a: &Nf, cx: &mut Cx) -> Result<(Nf, Nf)> {
             trig_atoms(&Nf::constant(c.clone()), cx)
         } else if m.as_slice() == [(Atom::Pi, 1)] && (c * q(12)).is_integer() {
             special_angle(c, cx)?
-        } else if let Some(n) = c.is_integer().then(|| c.numer().to_i64()).flatten().filter(|n| n.abs() <= 8) {
+        } else if let Some(n) = c.is_integer().then(|| c.numer_i64()).flatten().filter(|n| n.abs() <= 8) {
             let base = trig_of_monomial(m, cx)?;
             if n.abs() > 1 || a.num.len() > 1 {
                 cx.rules.insert("angle-sum and multiple-angle formulas");

@@ -18,10 +18,11 @@ pub struct Statement {
     pub rhs: Option<Expr>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Num(String),
-    Word(String),
+/// A token; numbers and words are slices of the input (no allocation while lexing).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tok<'a> {
+    Num(&'a str),
+    Word(&'a str),
     Frac,
     Sqrt,
     Plus,
@@ -40,7 +41,7 @@ enum Tok {
     Eof,
 }
 
-impl Tok {
+impl Tok<'_> {
     fn describe(&self) -> String {
         match self {
             Tok::Num(s) => format!("the number {s}"),
@@ -116,15 +117,15 @@ fn is_known_word(w: &str) -> bool {
 }
 
 /// Split a run of letters into known names and single letters, longest name first.
-fn split_letters(run: &str) -> Vec<(usize, String)> {
+fn split_letters(run: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < run.len() {
         let rest = &run[i..];
         let known = KNOWN.iter().filter(|k| rest.starts_with(**k)).max_by_key(|k| k.len());
         let piece = match known {
-            Some(k) => k.to_string(),
-            None => rest[..rest.chars().next().map_or(1, char::len_utf8)].to_string(),
+            Some(k) => &rest[..k.len()],
+            None => &rest[..rest.chars().next().map_or(1, char::len_utf8)],
         };
         let n = piece.len();
         out.push((i, piece));
@@ -136,7 +137,7 @@ fn split_letters(run: &str) -> Vec<(usize, String)> {
 struct Lexer<'a> {
     text: &'a str,
     pos: usize,
-    out: Vec<(Tok, usize)>,
+    out: Vec<(Tok<'a>, usize)>,
     limits: &'a Limits,
 }
 
@@ -149,7 +150,7 @@ impl<'a> Lexer<'a> {
         self.text[self.pos..].chars().next()
     }
 
-    fn run(mut self) -> Result<Vec<(Tok, usize)>> {
+    fn run(mut self) -> Result<Vec<(Tok<'a>, usize)>> {
         while let Some(c) = self.peek() {
             let start = self.pos;
             if c.is_whitespace() {
@@ -213,27 +214,25 @@ impl<'a> Lexer<'a> {
 
     fn number(&mut self) -> Result<()> {
         let start = self.pos;
-        let int = self.digits();
-        let mut s = int.to_string();
+        self.digits();
         if self.peek() == Some('.') {
             self.pos += 1;
-            s.push('.');
-            s.push_str(self.digits());
+            self.digits();
         }
+        let mantissa_end = self.pos;
         let rest = &self.text[self.pos..];
         let exp_follows = rest.starts_with(['e', 'E'])
             && rest[1..].trim_start_matches(['+', '-']).starts_with(|c: char| c.is_ascii_digit())
             && !rest[1..].starts_with("+-");
         if exp_follows {
-            s.push('e');
             self.pos += 1;
-            if let Some(sign @ ('+' | '-')) = self.peek() {
-                s.push(sign);
+            if let Some('+' | '-') = self.peek() {
                 self.pos += 1;
             }
-            s.push_str(self.digits());
+            self.digits();
         }
-        let ndigits = s.split('e').next().unwrap_or("").chars().filter(char::is_ascii_digit).count();
+        let s = &self.text[start..self.pos];
+        let ndigits = self.text[start..mantissa_end].bytes().filter(u8::is_ascii_digit).count();
         if ndigits > self.limits.max_input_digits {
             return Err(self.err(
                 start,
@@ -247,11 +246,11 @@ impl<'a> Lexer<'a> {
     fn letters(&mut self) -> Result<()> {
         let start = self.pos;
         let rest = &self.text[start..];
-        // Only the first 11 characters can start a phrase ("is equal to").
-        let head_end = rest.char_indices().nth(11).map_or(rest.len(), |(i, _)| i);
-        let lower = rest[..head_end].to_lowercase();
         for (phrase, len) in [("is equal to", 11), ("equals", 6)] {
-            if lower.starts_with(phrase) && !rest[len..].starts_with(|c: char| c.is_alphanumeric()) {
+            if rest.len() >= len
+                && rest.as_bytes()[..len].eq_ignore_ascii_case(phrase.as_bytes())
+                && !rest[len..].starts_with(|c: char| c.is_alphanumeric())
+            {
                 self.pos += len;
                 self.out.push((Tok::Equals, start));
                 return Ok(());
@@ -272,14 +271,15 @@ impl<'a> Lexer<'a> {
         }
         let last = pieces.len() - 1;
         for (i, (off, p)) in pieces.into_iter().enumerate() {
-            if i == last && !digits.is_empty() && !is_known_word(&p) {
-                self.out.push((Tok::Word(format!("{p}{digits}")), start + off));
+            if i == last && !digits.is_empty() && !is_known_word(p) {
+                // The last piece and the digits after it are one name: `x1`.
+                self.out.push((Tok::Word(&self.text[start + off..self.pos]), start + off));
                 return Ok(());
             }
             self.out.push((Tok::Word(p), start + off));
         }
         if !digits.is_empty() {
-            self.out.push((Tok::Num(digits.to_string()), start + run_len));
+            self.out.push((Tok::Num(digits), start + run_len));
         }
         Ok(())
     }
@@ -322,7 +322,7 @@ impl<'a> Lexer<'a> {
             | "lim" => {
                 return Err(self.err(start, format!("\\{name} is not supported here")));
             }
-            n if Func::from_name(n).is_some() || is_known_word(n) => Tok::Word(n.to_string()),
+            n if Func::from_name(n).is_some() || is_known_word(n) => Tok::Word(n),
             n => return Err(self.err(start, format!("unsupported LaTeX command \\{n}"))),
         };
         self.out.push((tok, start));
@@ -339,14 +339,14 @@ impl<'a> Lexer<'a> {
         if name.is_empty() || !name.chars().all(char::is_alphabetic) {
             return Err(self.err(start, format!("unsupported name '{inner}'")));
         }
-        self.out.push((Tok::Word(name.to_string()), start));
+        self.out.push((Tok::Word(name), start));
         Ok(())
     }
 }
 
 struct Parser<'a> {
     text: &'a str,
-    toks: Vec<(Tok, usize)>,
+    toks: Vec<(Tok<'a>, usize)>,
     i: usize,
     depth: usize,
     nodes: usize,
@@ -414,11 +414,11 @@ pub fn parse_chain(text: &str, limits: &Limits) -> Result<Vec<Expr>> {
 }
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> &Tok {
+    fn peek(&self) -> &Tok<'a> {
         &self.toks[self.i].0
     }
 
-    fn peek_at(&self, k: usize) -> &Tok {
+    fn peek_at(&self, k: usize) -> &Tok<'a> {
         self.toks.get(self.i + k).map_or(&Tok::Eof, |t| &t.0)
     }
 
@@ -426,8 +426,8 @@ impl<'a> Parser<'a> {
         self.toks[self.i].1
     }
 
-    fn bump(&mut self) -> Tok {
-        let t = self.toks[self.i].0.clone();
+    fn bump(&mut self) -> Tok<'a> {
+        let t = self.toks[self.i].0;
         if t != Tok::Eof {
             self.i += 1;
         }
@@ -556,7 +556,7 @@ impl<'a> Parser<'a> {
         let base = self.postfix()?;
         if self.eat(&Tok::Caret) {
             let exp = self.exponent()?;
-            return self.node(Expr::pow(base, exp));
+            return self.node(Expr::pow(base, constant_exponent(exp)));
         }
         Ok(base)
     }
@@ -597,13 +597,13 @@ impl<'a> Parser<'a> {
 
     fn subscript(&mut self) -> Result<String> {
         match self.bump() {
-            Tok::Num(s) | Tok::Word(s) => Ok(s),
+            Tok::Num(s) | Tok::Word(s) => Ok(s.to_string()),
             Tok::LBrace => {
                 let mut s = String::new();
                 loop {
                     match self.bump() {
                         Tok::RBrace => break,
-                        Tok::Num(t) | Tok::Word(t) => s.push_str(&t),
+                        Tok::Num(t) | Tok::Word(t) => s.push_str(t),
                         _ => return Err(self.err("a subscript may hold only letters and digits")),
                     }
                 }
@@ -634,14 +634,14 @@ impl<'a> Parser<'a> {
     }
 
     fn primary(&mut self) -> Result<Expr> {
-        match self.peek().clone() {
+        match *self.peek() {
             Tok::Num(s) => {
                 let at = self.pos();
                 self.bump();
-                let n = number(&s, self.limits).map_err(|m| SymError::parse(self.text, at, m))?;
+                let n = number(s, self.limits).map_err(|m| SymError::parse(self.text, at, m))?;
                 self.node(Expr::Num(n))
             }
-            Tok::Word(w) => self.word(&w),
+            Tok::Word(w) => self.word(w),
             Tok::Open(_) | Tok::LBrace => self.group(),
             Tok::Bar => {
                 self.bump();
@@ -667,7 +667,7 @@ impl<'a> Parser<'a> {
         if let Some(d) = self.derivative_frac()? {
             return Ok(d);
         }
-        let (a, b) = if let Tok::Num(s) = self.peek().clone() {
+        let (a, b) = if let Tok::Num(s) = *self.peek() {
             // \frac12
             if s.len() == 2 && s.chars().all(|c| c.is_ascii_digit()) {
                 self.bump();
@@ -697,8 +697,8 @@ impl<'a> Parser<'a> {
 
     /// `\frac{d}{dx}` or `\frac{d^2}{dx^2}` followed by the operand.
     fn derivative_frac(&mut self) -> Result<Option<Expr>> {
-        let t = |k: usize| self.peek_at(k).clone();
-        let d = Tok::Word("d".into());
+        let t = |k: usize| *self.peek_at(k);
+        let d = Tok::Word("d");
         if t(0) != Tok::LBrace || t(1) != d {
             return Ok(None);
         }
@@ -713,7 +713,7 @@ impl<'a> Parser<'a> {
         }
         let mut end = k + 3;
         if order > 1 {
-            if t(end) != Tok::Caret || t(end + 1) != Tok::Num(order.to_string()) {
+            if t(end) != Tok::Caret || t(end + 1) != Tok::Num(&order.to_string()) {
                 return Ok(None);
             }
             end += 2;
@@ -722,7 +722,7 @@ impl<'a> Parser<'a> {
             return Ok(None);
         }
         self.i += end + 1;
-        self.derivative_of(var, order).map(Some)
+        self.derivative_of(var.to_string(), order).map(Some)
     }
 
     fn derivative_of(&mut self, var: String, order: u32) -> Result<Expr> {
@@ -737,8 +737,8 @@ impl<'a> Parser<'a> {
 
     /// `d/dx` or `d^2/dx^2` in plain text, starting at a `d` word.
     fn derivative_text(&mut self) -> Result<Option<Expr>> {
-        let t = |k: usize| self.peek_at(k).clone();
-        let d = Tok::Word("d".into());
+        let t = |k: usize| *self.peek_at(k);
+        let d = Tok::Word("d");
         let (order, k) = match (t(1), t(2)) {
             (Tok::Slash, _) => (1u32, 2),
             (Tok::Caret, Tok::Num(n)) if t(3) == Tok::Slash => (n.parse().unwrap_or(0), 4),
@@ -750,15 +750,15 @@ impl<'a> Parser<'a> {
         let Tok::Word(var) = t(k + 1) else { return Ok(None) };
         // "d" and the variable must touch: "dx", not "d x".
         let (dpos, vpos) = (self.toks[self.i + k].1, self.toks[self.i + k + 1].1);
-        if vpos != dpos + 1 || Func::from_name(&var).is_some() {
+        if vpos != dpos + 1 || Func::from_name(var).is_some() {
             return Ok(None);
         }
         let mut end = k + 2;
-        if order > 1 && t(end) == Tok::Caret && t(end + 1) == Tok::Num(order.to_string()) {
+        if order > 1 && t(end) == Tok::Caret && t(end + 1) == Tok::Num(&order.to_string()) {
             end += 2;
         }
         self.i += end;
-        self.derivative_of(var, order).map(Some)
+        self.derivative_of(var.to_string(), order).map(Some)
     }
 
     fn word(&mut self, w: &str) -> Result<Expr> {
@@ -848,10 +848,32 @@ impl<'a> Parser<'a> {
 
     fn starts_function(&self) -> bool {
         match self.peek() {
-            Tok::Word(w) => Func::from_name(w).is_some() || w == "sqrt" || w == "d",
+            Tok::Word(w) => Func::from_name(w).is_some() || *w == "sqrt" || *w == "d",
             Tok::Frac | Tok::Sqrt => true,
             _ => false,
         }
+    }
+}
+
+/// An exponent written as a quotient of numbers (`1/3`, `-2/4`, `1/2 + 1/6`) becomes the
+/// rational it denotes, so `(-8)^(1/3)` is the real cube root, as `\sqrt[3]{-8}` is,
+/// rather than a power with a computed exponent (undefined for a negative base).
+fn constant_exponent(e: Expr) -> Expr {
+    fn numeric(e: &Expr) -> bool {
+        match e {
+            Expr::Num(_) => true,
+            Expr::Add(v) | Expr::Mul(v) => v.iter().all(numeric),
+            // a division by a number; towers such as `2^3^2` are kept as written
+            Expr::Pow(b, x) => matches!(b.as_ref(), Expr::Num(_)) && x.as_num().is_some_and(|n| *n == -Q::one()),
+            _ => false,
+        }
+    }
+    if matches!(e, Expr::Num(_)) || !numeric(&e) {
+        return e;
+    }
+    match crate::eval::eval_exact(&e, &crate::eval::ExactEnv::new()) {
+        Some(q) => Expr::Num(q),
+        None => e,
     }
 }
 
@@ -916,6 +938,9 @@ mod tests {
         assert_eq!(p("2sin(x)"), "2*sin(x)");
         assert_eq!(p("x**2 + x^3"), "x^2 + x^3");
         assert_eq!(p("2^3^2"), "2^(3^2)");
+        // A quotient of numbers as an exponent is the rational it denotes.
+        assert_eq!(p("(-8)^(1/3)"), p("\\sqrt[3]{-8}"));
+        assert_eq!(p("x^(2/4)"), p("x^(1/2)"));
         assert_eq!(p("-x^2"), "-x^2");
         assert_eq!(p("1.5e3"), "1500");
         assert_eq!(p("0.25"), "1/4");

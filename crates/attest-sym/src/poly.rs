@@ -30,6 +30,11 @@ impl Terms {
         Terms(Vec::new())
     }
 
+    /// The `(monomial, coefficient)` pairs, in increasing monomial order.
+    pub fn as_slice(&self) -> &[(Mono, Q)] {
+        &self.0
+    }
+
     /// Number of terms.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -200,7 +205,7 @@ impl Budget {
     }
 
     fn check_digits(&self, c: &Q) -> Result<()> {
-        let bits = c.numer().bits().max(c.denom().bits());
+        let bits = c.bits();
         let digits = (bits as f64 * std::f64::consts::LOG10_2) as usize;
         if digits > self.limits.max_digits {
             return Err(SymError::limit(format!(

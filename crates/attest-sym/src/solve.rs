@@ -207,7 +207,7 @@ fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidate
         found.push((Q::zero(), zero_mult));
     }
     // Rational roots: p | a0, q | an, after clearing denominators.
-    let lcm = c.iter().fold(BigInt::one(), |l, k| l.lcm(k.denom()));
+    let lcm = c.iter().fold(BigInt::one(), |l, k| l.lcm(&k.denom()));
     let ints: Vec<BigInt> = c.iter().map(|k| (k * Q::from_integer(lcm.clone())).to_integer()).collect();
     if c.len() > 2 {
         if let (Some(ps), Some(qs)) = (divisors(&ints[0]), divisors(ints.last().expect("non-empty"))) {

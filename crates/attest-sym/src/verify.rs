@@ -9,11 +9,12 @@
 
 use std::collections::BTreeMap;
 
+use num_traits::Signed;
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{Result, SymError};
-use crate::eval::{ExactEnv, eval_exact, eval_f64_with, eval_interval, q_to_f64};
+use crate::eval::{ExactEnv, FloatProgram, eval_exact, eval_interval, q_to_f64};
 use crate::expr::{Expr, Q, qf};
 use crate::limits::Limits;
 use crate::nf::{Atom, Cx, Mode, Nf, normal_form};
@@ -243,12 +244,33 @@ fn constant_verdict(l: &Expr, r: &Expr, out: &mut Verification) -> bool {
     let a = Expr::Num(a).to_string();
     out.verdict = Verdict::Proved;
     out.reason = format!("both sides are the rational number {a}, computed exactly");
+    if real_root_of_negative(l, &env) || real_root_of_negative(r, &env) {
+        out.reason.push_str(
+            "; an odd root of a negative number is taken as the real root ((-8)^(1/3) = -2), \
+             where complex-valued systems such as SymPy take the principal complex root instead",
+        );
+    }
     out.steps = vec![
         format!("left side = {a} (exact rational arithmetic)"),
         format!("right side = {a}"),
         "left − right = 0".into(),
     ];
     true
+}
+
+/// Whether `e` takes an odd root of a negative number somewhere.
+fn real_root_of_negative(e: &Expr, env: &ExactEnv) -> bool {
+    match e {
+        Expr::Pow(b, x) => {
+            let odd_root = matches!(x.as_ref(), Expr::Num(r) if !r.is_integer());
+            (odd_root && eval_exact(b, env).is_some_and(|v| v.is_negative()))
+                || real_root_of_negative(b, env)
+                || real_root_of_negative(x, env)
+        }
+        Expr::Add(v) | Expr::Mul(v) => v.iter().any(|t| real_root_of_negative(t, env)),
+        Expr::Func(_, a) | Expr::Deriv(a, _, _) => real_root_of_negative(a, env),
+        _ => false,
+    }
 }
 
 type NfPair = (Nf, Nf, Nf, Cx);
@@ -304,29 +326,42 @@ pub fn sample_points(vars: &[String], n: usize) -> Vec<ExactEnv> {
     sample_values(vars.len(), 0, n).iter().map(|p| exact_env(vars, p)).collect()
 }
 
+/// Sample points as `(numerator, denominator)` pairs in one flat vector: `count`
+/// rows of `nvars` columns (a point with no variables is an empty row).
+struct Points {
+    nvars: usize,
+    count: usize,
+    values: Vec<(i64, i64)>,
+}
+
+impl Points {
+    fn iter(&self) -> impl Iterator<Item = &[(i64, i64)]> {
+        (0..self.count).map(|i| &self.values[i * self.nvars..(i + 1) * self.nvars])
+    }
+}
+
 /// Points `start..end` of [`sample_points`] as `(numerator, denominator)` pairs, one
 /// row per point, one column per variable: cheap to make, turned into exact rationals
 /// only when a point is confirmed. `start` is 0 or at least the number of fixed points.
-fn sample_values(nvars: usize, start: usize, end: usize) -> Vec<Vec<(i64, i64)>> {
+fn sample_values(nvars: usize, start: usize, end: usize) -> Points {
     const FIXED: [(i64, i64); 12] =
         [(2, 1), (-1, 1), (1, 2), (3, 1), (-2, 1), (-1, 3), (5, 2), (1, 1), (0, 1), (-7, 4), (2, 3), (-5, 1)];
     debug_assert!(start == 0 || start >= FIXED.len() || start >= end);
     let mut rng = SplitMix(0x5eed_a77e_57ed);
-    (start..end)
-        .map(|i| {
-            (0..nvars)
-                .map(|j| {
-                    if i < FIXED.len() {
-                        FIXED[(i + 5 * j) % FIXED.len()]
-                    } else {
-                        let num = (rng.next() % 61) as i64 - 30;
-                        let den = (rng.next() % 7) as i64 + 1;
-                        (num, den)
-                    }
-                })
-                .collect()
-        })
-        .collect()
+    let count = end.saturating_sub(start);
+    let mut values = Vec::with_capacity(count * nvars);
+    for i in start..end {
+        for j in 0..nvars {
+            values.push(if i < FIXED.len() {
+                FIXED[(i + 5 * j) % FIXED.len()]
+            } else {
+                let num = (rng.next() % 61) as i64 - 30;
+                let den = (rng.next() % 7) as i64 + 1;
+                (num, den)
+            });
+        }
+    }
+    Points { nvars, count, values }
 }
 
 fn exact_env(vars: &[String], values: &[(i64, i64)]) -> ExactEnv {
@@ -365,17 +400,18 @@ fn numeric_check(
     l: &Expr,
     r: &Expr,
     vars: &[String],
-    points: &[Vec<(i64, i64)>],
+    points: &Points,
     stats: &mut NumericCheck,
 ) -> Option<Counterexample> {
     let mut fvals = vec![0.0; vars.len()];
-    for p in points {
+    let (lp, rp) = (FloatProgram::new(l, vars), FloatProgram::new(r, vars));
+    let mut stack = Vec::with_capacity(8);
+    for p in points.iter() {
         stats.points += 1;
         for (f, (n, d)) in fvals.iter_mut().zip(p) {
             *f = *n as f64 / *d as f64;
         }
-        let lookup = |s: &str| vars.iter().position(|v| v == s).map(|i| fvals[i]);
-        match (eval_f64_with(l, &lookup), eval_f64_with(r, &lookup)) {
+        match (lp.eval(&fvals, &mut stack), rp.eval(&fvals, &mut stack)) {
             (Some(a), Some(b)) => {
                 stats.both_defined += 1;
                 if close(a, b) {
@@ -584,6 +620,11 @@ mod tests {
             assert_eq!(w.verdict, Verdict::Refuted, "{l} = {r}: {}", w.reason);
             assert_eq!(w.counterexample.unwrap().confirmed_by, "exact");
         }
+        // Odd roots of negative numbers are real, and the answer says so.
+        let w = v("(-8)^(1/3)", "-2");
+        assert_eq!(w.verdict, Verdict::Proved, "{}", w.reason);
+        assert!(w.reason.contains("real root"), "{}", w.reason);
+        assert!(!v("8^(1/3)", "2").reason.contains("real root"));
         // sqrt(2) is not rational: never proved equal to its float.
         assert!(!matches!(v("sqrt(2)", "1.4142135623730951").verdict, Verdict::Proved | Verdict::ProvedWhereDefined));
     }
