@@ -29,6 +29,7 @@ pub mod derivation;
 pub mod error;
 pub mod eval;
 pub mod expr;
+pub mod factor;
 pub mod integrate;
 pub mod limits;
 pub mod nf;

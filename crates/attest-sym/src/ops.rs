@@ -43,6 +43,10 @@ pub struct Simplified {
     pub input: String,
     /// The simplified expression (expanded, collected, cancelled).
     pub result: String,
+    /// The same, factored: rational content, common monomial and a linear factor for
+    /// every rational root of a polynomial in one variable (`x^3 - x` →
+    /// `x*(x + 1)*(x - 1)`); absent when that says nothing more than `result`.
+    pub factored: Option<String>,
     /// Its value, when it is a constant.
     pub numeric: Option<f64>,
     /// Where the input is defined, when that is not everywhere (e.g. `x ≠ 1`).
@@ -59,9 +63,12 @@ pub fn simplify(text: &str, limits: &Limits) -> Result<Simplified> {
     let nf = normal_form(&e, &mut cx)?;
     let result = nf.to_expr();
     let numeric = if nf.free_symbols().is_empty() { eval_f64(&result, &FloatEnv::new()) } else { None };
+    let result = result.to_string();
+    let factored = crate::factor::factored(&nf, limits).map(|f| f.to_string()).filter(|f| *f != result);
     Ok(Simplified {
         input: e.to_string(),
-        result: result.to_string(),
+        result,
+        factored,
         numeric,
         domain: cx.cond_texts(),
         rules: cx.rules.iter().map(|r| r.to_string()).collect(),

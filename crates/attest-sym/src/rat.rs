@@ -184,12 +184,7 @@ impl Q {
 /// result, or `None` on overflow (the big path then computes it).
 type SmallOp = fn(i128, i128, i128, i128) -> Option<(i128, i128)>;
 
-fn binop(
-    a: &Q,
-    b: &Q,
-    small: SmallOp,
-    big: fn(&BigRational, &BigRational) -> BigRational,
-) -> Q {
+fn binop(a: &Q, b: &Q, small: SmallOp, big: fn(&BigRational, &BigRational) -> BigRational) -> Q {
     if let (Repr::Small(an, ad), Repr::Small(bn, bd)) = (&a.0, &b.0)
         && let Some((n, d)) = small(i128::from(*an), i128::from(*ad), i128::from(*bn), i128::from(*bd))
     {

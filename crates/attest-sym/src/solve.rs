@@ -192,7 +192,21 @@ enum Cand {
 
 type Candidates = Vec<Cand>;
 
-fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
+/// The rational roots of a polynomial (coefficients low → high, leading one non-zero)
+/// with their multiplicities, and what is left once they are divided out.
+pub(crate) struct RationalRoots {
+    /// `(root, multiplicity)`, 0 first when it is a root, then in the order found.
+    pub found: Vec<(Q, u32)>,
+    /// The quotient, coefficients low → high, with no rational root left (unless
+    /// `too_large`).
+    pub rest: Vec<Q>,
+    /// The coefficients were too large to search for rational roots.
+    pub too_large: bool,
+}
+
+/// Rational roots by the rational-root test (`p | a0`, `q | an` after clearing
+/// denominators) and deflation.
+pub(crate) fn rational_roots(c: &[Q]) -> RationalRoots {
     let mut c: Vec<Q> = c.to_vec();
     while c.last().is_some_and(Zero::is_zero) {
         c.pop();
@@ -206,11 +220,13 @@ fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidate
     if zero_mult > 0 {
         found.push((Q::zero(), zero_mult));
     }
-    // Rational roots: p | a0, q | an, after clearing denominators.
+    let mut too_large = false;
     let lcm = c.iter().fold(BigInt::one(), |l, k| l.lcm(&k.denom()));
     let ints: Vec<BigInt> = c.iter().map(|k| (k * Q::from_integer(lcm.clone())).to_integer()).collect();
     if c.len() > 2 {
-        if let (Some(ps), Some(qs)) = (divisors(&ints[0]), divisors(ints.last().expect("non-empty"))) {
+        let candidates = divisors(&ints[0]).zip(divisors(ints.last().expect("non-empty")));
+        // At most 50,000 (p, q) pairs, so the search stays in milliseconds.
+        if let Some((ps, qs)) = candidates.filter(|(ps, qs)| ps.len() * qs.len() <= 50_000) {
             'outer: for p in &ps {
                 for qd in &qs {
                     for sign in [1, -1] {
@@ -230,8 +246,16 @@ fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidate
                 }
             }
         } else {
-            notes.push("coefficients too large for the rational-root search".into());
+            too_large = true;
         }
+    }
+    RationalRoots { found, rest: c, too_large }
+}
+
+fn poly_roots(c: &[Q], notes: &mut Vec<String>, cx: &mut Cx) -> Result<Candidates> {
+    let RationalRoots { found, rest: c, too_large } = rational_roots(c);
+    if too_large {
+        notes.push("coefficients too large for the rational-root search".into());
     }
     let mut out: Candidates = found.into_iter().map(|(r, m)| Cand::Exact(Nf::constant(r), m)).collect();
     out.extend(remaining_roots(&c, notes, cx)?);

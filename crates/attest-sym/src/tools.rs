@@ -381,7 +381,7 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
             "sym.simplify",
             "Simplify an expression",
             concat!(
-                "Simplify an expression exactly: expand, collect and cancel, with the points where the input is undefined.\n\nThe result equals the input wherever the input is defined; there is no factoring into irreducibles.",
+                "Simplify an expression exactly: expand, collect and cancel, with the points where the input is undefined.\n\nThe result equals the input wherever the input is defined. It is also given factored when that says more: rational content, common factors, and a linear factor for each rational root of a polynomial in one variable (x^3 - x = x*(x - 1)*(x + 1)); there is no factoring into irreducibles of higher degree.",
                 syntax!()
             ),
         ),
@@ -709,6 +709,8 @@ mod tests {
         let x = call(&c, "sym.verify", json!({"lhs": "exp(x/2)^2", "rhs": "exp(x)"}));
         assert_eq!(x.answer, "proved: exp(x/2)^2 = exp(x) (normal form, using exp(c·u) = exp(u/D)^(c·D))");
         assert!(x.caveat.is_none(), "{:?}", x.caveat);
+        let f = call(&c, "sym.simplify", json!({"expr": "(x^3 - x)/(x + 1)"}));
+        assert_eq!(f.answer, "simplified: (x^3 - x)/(x + 1) = x^2 - x = x*(x - 1), except at x = -1", "{}", f.answer);
     }
 
     #[test]

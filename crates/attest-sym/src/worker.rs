@@ -367,6 +367,9 @@ fn present_simplify(r: &Simplified) -> (String, Vec<String>) {
     {
         line.push_str(&format!(" ≈ {}", attest_core::text::fmt_sig(x, 12)));
     }
+    if let Some(f) = &r.factored {
+        line.push_str(&format!(" = {}", clip_out(f)));
+    }
     let mut caveats = Vec::new();
     if !r.domain.is_empty() {
         line.push_str(&format!(", {}", domain_phrase(&r.domain)));

@@ -105,3 +105,16 @@ fn nesting_that_real_drafts_use_is_accepted() {
         assert!(simplify(&e, &Limits::default()).is_ok(), "{n} levels");
     }
 }
+
+#[test]
+fn coefficients_with_thousands_of_divisors_do_not_stall_the_rational_root_search() {
+    // 735134400 and 963761198400 have 1,344 and 6,720 divisors: every (p, q) pair
+    // would be 9 million trials. The search is skipped past 50,000 pairs; simplify
+    // still answers (unfactored) and solve falls back to numeric roots, saying why.
+    let big = "735134400 x^5 + x + 963761198400";
+    let s = simplify(big, &Limits::default()).unwrap();
+    assert_eq!(s.factored, None);
+    let r = solve(&format!("{big} = 0"), None, &Limits::default()).unwrap();
+    assert!(r.notes.iter().any(|n| n.contains("too large for the rational-root search")), "{:?}", r.notes);
+    assert!(!r.roots.is_empty());
+}
