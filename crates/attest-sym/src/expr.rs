@@ -3,7 +3,6 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 
 pub use crate::rat::Q;
@@ -296,9 +295,10 @@ fn prec(e: &Expr) -> u8 {
     }
 }
 
-fn is_root(exp: &Expr) -> Option<BigInt> {
+/// The root index `k` when the exponent is `1/k`.
+fn is_root(exp: &Expr) -> Option<Q> {
     match exp {
-        Expr::Num(n) if n.numer_i64() == Some(1) && !n.is_integer() => Some(n.denom()),
+        Expr::Num(n) if n.numer_i64() == Some(1) && !n.is_integer() => Some(n.recip()),
         _ => None,
     }
 }
@@ -307,31 +307,36 @@ fn write_prec(f: &mut fmt::Formatter<'_>, e: &Expr, min: u8) -> fmt::Result {
     if prec(e) < min { write!(f, "({e})") } else { write!(f, "{e}") }
 }
 
-/// Split a product into numerator and denominator factors (negative integer powers).
-fn split_fraction(v: &[Expr]) -> (Q, Vec<Expr>, Vec<Expr>) {
-    let mut coef = Q::one();
-    let (mut num, mut den) = (Vec::new(), Vec::new());
-    for f in v {
-        match f {
-            Expr::Num(n) => coef = qmul(&coef, n),
-            Expr::Pow(b, e) => match e.as_num() {
-                Some(n) if n.is_negative() && n.is_integer() => {
-                    if n.numer_i64() == Some(-1) {
-                        den.push((**b).clone());
-                    } else {
-                        den.push(Expr::pow((**b).clone(), Expr::Num(-n)));
-                    }
-                }
-                _ => num.push(f.clone()),
-            },
-            _ => num.push(f.clone()),
-        }
-    }
-    (coef, num, den)
+/// A factor of a product, as printed: part of the coefficient, of the numerator, or
+/// of the denominator (a negative integer power: its base, and the positive power
+/// when it is not 1).
+enum Factor<'a> {
+    Coef(&'a Q),
+    Num(&'a Expr),
+    Den(&'a Expr, Option<Q>),
 }
 
+fn factor(x: &Expr) -> Factor<'_> {
+    match x {
+        Expr::Num(n) => Factor::Coef(n),
+        Expr::Pow(b, e) => match e.as_num() {
+            Some(n) if n.is_negative() && n.is_integer() => Factor::Den(b, (n.numer_i64() != Some(-1)).then(|| -n)),
+            _ => Factor::Num(x),
+        },
+        _ => Factor::Num(x),
+    }
+}
+
+/// A product as `c*a*b/(d*e)`: written straight to the formatter, no part copied.
 fn write_product(f: &mut fmt::Formatter<'_>, v: &[Expr]) -> fmt::Result {
-    let (coef, num, den) = split_fraction(v);
+    let (mut coef, mut n_num, mut n_den) = (Q::one(), 0, 0);
+    for x in v {
+        match factor(x) {
+            Factor::Coef(n) => coef = qmul(&coef, n),
+            Factor::Num(_) => n_num += 1,
+            Factor::Den(..) => n_den += 1,
+        }
+    }
     if coef.is_zero() {
         return write!(f, "0");
     }
@@ -339,27 +344,50 @@ fn write_product(f: &mut fmt::Formatter<'_>, v: &[Expr]) -> fmt::Result {
         write!(f, "-")?;
     }
     let c = coef.abs();
-    let (cn, cd) = (Q::from_integer(c.numer().clone()), c.denom().clone());
-    let mut parts: Vec<String> = Vec::new();
-    if !cn.is_one() || num.is_empty() {
-        parts.push(Expr::Num(cn).to_string());
+    let (cn, cd) = match c.small() {
+        Some((n, d)) => (Q::int(n), Q::int(d)),
+        None => (Q::from_integer(c.numer()), Q::from_integer(c.denom())),
+    };
+    let parenthesised = |f: &mut fmt::Formatter<'_>, x: &Expr| {
+        if prec(x) < P_POW { write!(f, "({x})") } else { write!(f, "{x}") }
+    };
+    let mut first = true;
+    let mut sep = |f: &mut fmt::Formatter<'_>| if std::mem::take(&mut first) { Ok(()) } else { write!(f, "*") };
+    if !cn.is_one() || n_num == 0 {
+        sep(f)?;
+        write_q(f, &cn)?;
     }
-    for x in &num {
-        parts.push(if prec(x) < P_POW { format!("({x})") } else { x.to_string() });
+    for x in v {
+        if let Factor::Num(x) = factor(x) {
+            sep(f)?;
+            parenthesised(f, x)?;
+        }
     }
-    write!(f, "{}", parts.join("*"))?;
-    let mut dparts: Vec<String> = Vec::new();
+    let n_parts = usize::from(!cd.is_one()) + n_den;
+    if n_parts == 0 {
+        return Ok(());
+    }
+    write!(f, "{}", if n_parts > 1 { "/(" } else { "/" })?;
+    let mut first = true;
+    let mut sep = |f: &mut fmt::Formatter<'_>| if std::mem::take(&mut first) { Ok(()) } else { write!(f, "*") };
     if !cd.is_one() {
-        dparts.push(Expr::Num(Q::from_integer(cd)).to_string());
+        sep(f)?;
+        write_q(f, &cd)?;
     }
-    for x in &den {
-        dparts.push(if prec(x) < P_POW { format!("({x})") } else { x.to_string() });
+    for x in v {
+        if let Factor::Den(b, k) = factor(x) {
+            sep(f)?;
+            match k {
+                None => parenthesised(f, b)?,
+                Some(k) => {
+                    write_prec(f, b, P_ATOM)?;
+                    write!(f, "^")?;
+                    write_prec(f, &Expr::Num(k), P_ATOM)?;
+                }
+            }
+        }
     }
-    match dparts.len() {
-        0 => Ok(()),
-        1 => write!(f, "/{}", dparts[0]),
-        _ => write!(f, "/({})", dparts.join("*")),
-    }
+    if n_parts > 1 { write!(f, ")") } else { Ok(()) }
 }
 
 /// A rational as `n` or `n/d`, without big-number formatting when both fit in 64 bits.
@@ -396,7 +424,7 @@ impl fmt::Display for Expr {
             Expr::Mul(v) => write_product(f, v),
             Expr::Pow(b, e) => {
                 if let Some(n) = is_root(e) {
-                    return if n == BigInt::from(2) { write!(f, "sqrt({b})") } else { write!(f, "root({b}, {n})") };
+                    return if n == Q::int(2) { write!(f, "sqrt({b})") } else { write!(f, "root({b}, {n})") };
                 }
                 write_prec(f, b, P_ATOM)?;
                 write!(f, "^")?;
@@ -449,5 +477,12 @@ mod tests {
         assert_eq!(Expr::pow(x(), Expr::Num(qf(1, 2))).to_string(), "sqrt(x)");
         assert_eq!(Expr::mul(Expr::Num(qf(1, 3)), Expr::pow(x(), Expr::int(3))).to_string(), "x^3/3");
         assert_eq!(Expr::pow(Expr::int(-1), Expr::int(2)).to_string(), "(-1)^2");
+        let y = || Expr::sym("y");
+        let inv = |e: Expr, k: i64| Expr::pow(e, Expr::int(-k));
+        let p = Expr::Mul(vec![Expr::Num(qf(2, 3)), x(), inv(y(), 2), inv(Expr::add(x(), Expr::int(1)), 1)]);
+        assert_eq!(p.to_string(), "2*x/(3*y^2*(x + 1))");
+        assert_eq!(Expr::Mul(vec![Expr::int(-1), x(), inv(y(), 1)]).to_string(), "-x/y");
+        assert_eq!(Expr::Mul(vec![Expr::Num(qf(-1, 2)), inv(y(), 1)]).to_string(), "-1/(2*y)");
+        assert_eq!(Expr::pow(x(), Expr::Num(qf(1, 3))).to_string(), "root(x, 3)");
     }
 }
