@@ -126,3 +126,25 @@ fn demo_runs_on_embedded_defaults() {
     assert!(t.contains("kdalpha_75"), "{t}");
     assert!(t.contains("Caveat"), "{t}");
 }
+
+/// The README's `attest sym` lines, through the real binary: answer text and exit code
+/// (0 proved or answered, 1 refuted or refused).
+#[test]
+fn sym_commands_from_the_readme() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("a.db");
+    for (args, code, expect) in [
+        (&["sym", "verify", "(a+b)^2", "a^2 + 2ab + b^2"][..], 0, "proved: (a + b)^2 = a^2 + 2*a*b + b^2"),
+        (&["sym", "verify", "sqrt(x^2) = x"][..], 1, "refuted at x = -1: left 1, right -1"),
+        (&["sym", "verify", "(-8)^(1/3) = -2"][..], 0, "real root"),
+        (&["sym", "simplify", "(x^3 - x)/(x + 1)"][..], 0, "x^2 - x = x*(x - 1), except at x = -1"),
+        (&["sym", "solve", "x^2 - 5x + 6 = 0"][..], 0, "x = 2"),
+        (&["sym", "units", "60 mph in km/h"][..], 0, "96.56064"),
+        (&["sym", "simplify", "x + * 2"][..], 1, "could not read"),
+    ] {
+        let o = attest(args, &db, None);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {out}");
+        assert!(out.contains(expect), "{args:?}: {out}");
+    }
+}

@@ -167,10 +167,6 @@ pub struct CheckData {
     pub malformed: Vec<String>,
 }
 
-fn spec(name: &'static str, title: &'static str, description: &'static str, hints: Hints) -> ToolSpec {
-    ToolSpec { name, title, description, hints }
-}
-
 /// `cite.lookup`: the record a key, DOI or arXiv id names.
 pub async fn lookup(resolver: &Arc<Resolver>, args: LookupArgs) -> Result<Answer<LookupData>, Fault> {
     let key = args.key.trim().to_string();
@@ -315,7 +311,7 @@ pub fn tools(sources: Arc<Sources>) -> Catalogue {
     let lookup_hints = Hints { open_world: sources.online(), ..Hints::READ };
     let r = Arc::clone(&sources);
     c.push(Tool::new(
-        spec(
+        ToolSpec::new(
             "cite.lookup",
             "Look up a reference",
             "Look up one reference by its citation key, DOI or arXiv id, in your .bib files and Zotero library.\n\nCase does not matter; a doi.org link or arXiv url works too. CrossRef is asked only when web lookups are enabled.",
@@ -328,7 +324,7 @@ pub fn tools(sources: Arc<Sources>) -> Catalogue {
     ));
     let r = Arc::clone(&sources);
     c.push(Tool::new(
-        spec(
+        ToolSpec::new(
             "cite.search",
             "Find references by words",
             "Find references in your .bib files and Zotero library by author, title words, year or key.\n\nNever searches online. Best matches first.",
@@ -341,7 +337,7 @@ pub fn tools(sources: Arc<Sources>) -> Catalogue {
     ));
     let r = Arc::clone(&sources);
     c.push(Tool::new(
-        spec(
+        ToolSpec::new(
             "cite.sources",
             "Where references come from",
             "List where references come from (.bib files, Zotero, CrossRef), how many each holds, what could not be read, and whether anything goes online.",

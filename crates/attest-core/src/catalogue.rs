@@ -59,6 +59,11 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
+    /// A spec from its parts.
+    pub const fn new(name: &'static str, title: &'static str, description: &'static str, hints: Hints) -> ToolSpec {
+        ToolSpec { name, title, description, hints }
+    }
+
     /// The namespace, the part before the first dot.
     pub fn namespace(&self) -> &'static str {
         self.name.split_once('.').map_or(self.name, |(ns, _)| ns)
@@ -412,6 +417,34 @@ pub fn fit(mut answer: Answer<Value>) -> Answer<Value> {
         "the full detail ({size} characters) is over the {MAX_RESPONSE_CHARS}-character budget and was left out; narrow the request (a smaller limit, a project or a family)"
     )]);
     answer
+}
+
+/// Push onto `catalogue` the tool `spec`, answered by `f(&ctx, args)`: `f` is an
+/// `async fn(&Ctx, Args) -> Result<Answer<_>, Fault>` and `ctx` the `Arc<Ctx>` every
+/// call of the tool shares. How the domain catalogues bind their context, written once.
+///
+/// ```
+/// use std::sync::Arc;
+/// use attest_core::{Answer, Catalogue, Fault, Hints, NoArgs, ToolSpec, tool_over};
+///
+/// struct Greeter(&'static str);
+/// async fn hello(g: &Greeter, _: NoArgs) -> Result<Answer<String>, Fault> {
+///     Ok(Answer::ok(format!("hello, {}", g.0), g.0.to_string()))
+/// }
+/// let ctx = Arc::new(Greeter("world"));
+/// let mut c = Catalogue::new();
+/// tool_over!(c, ctx, ToolSpec::new("demo.hello", "Say hello", "Say hello.", Hints::READ), hello, NoArgs);
+/// assert!(c.get("demo.hello").is_some());
+/// ```
+#[macro_export]
+macro_rules! tool_over {
+    ($catalogue:expr, $ctx:expr, $spec:expr, $f:path, $args:ty) => {{
+        let ctx = ::std::sync::Arc::clone(&$ctx);
+        $catalogue.push($crate::Tool::new($spec, move |a: $args| {
+            let ctx = ::std::sync::Arc::clone(&ctx);
+            async move { $f(&ctx, a).await }
+        }));
+    }};
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use attest_core::text::{clip, plural};
-use attest_core::{Answer, Catalogue, Config, Fault, Hints, Ref, Tool, ToolSpec};
+use attest_core::{Answer, Catalogue, Config, Fault, Hints, Ref, ToolSpec};
 use attest_store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -933,10 +933,6 @@ pub struct Persona {
 // ---------------------------------------------------------------------------------------
 // The tools.
 
-fn spec(name: &'static str, title: &'static str, description: &'static str, hints: Hints) -> ToolSpec {
-    ToolSpec { name, title, description, hints }
-}
-
 /// A write that can be repeated with the same effect.
 const WRITE_IDEMPOTENT: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: false };
 /// Reaches the network.
@@ -947,16 +943,10 @@ const WEB_READ: Hints = Hints { read_only: true, destructive: false, idempotent:
 pub fn tools(ctx: Arc<Context>) -> Catalogue {
     let mut c = Catalogue::new();
     macro_rules! tool {
-        ($spec:expr, $f:ident, $args:ty) => {{
-            let ctx = Arc::clone(&ctx);
-            c.push(Tool::new($spec, move |a: $args| {
-                let ctx = Arc::clone(&ctx);
-                async move { $f(&ctx, a).await }
-            }));
-        }};
+        ($($t:tt)*) => { attest_core::tool_over!(c, ctx, $($t)*) };
     }
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.ask",
             "Ask about your reading feed",
             "Ask about your reading feed in plain words: what should I read today, anything new on X, why is this ranked here, mark this useful, subscribe to a feed.\n\nRoutes the question to one feed tool by fixed rules (an unclear question is asked back with options; another surface's question names that surface). Pass user, and item_id or url when the question is about one item or feed. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
@@ -966,7 +956,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         AskArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.list",
             "What should I read today?",
             "What should I read today: the reader's unrated items of the last 14 days, best first for them.\n\nRanked by the reader's interests text and their ratings, with no model. The caveat says how far to trust the order: relay it whole. Show refs' urls as links.",
@@ -976,7 +966,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ListArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.search",
             "Search the archive",
             "Search the whole archive of the reader's feeds for a topic, best matches for this reader first.\n\nFull-text search (words, \"quoted phrases\", tags like cs.LG), then ordered half by match and half by the reader's ranking. Filter by tag or since=YYYY-MM-DD.",
@@ -986,7 +976,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         SearchArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.read",
             "Read one item",
             "Show one item in full: title, link, source, date, tags and its summary or abstract.\n\nCounts as the reader having read it (feed.harvest_engagement can later turn reads into weak positive ratings).",
@@ -996,7 +986,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ItemArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.rate",
             "Mark an item useful or not",
             "Record the reader's verdict on an item: useful or not useful. Ranking learns from it.\n\nA second verdict on the same item replaces the first. The reader must exist (a misspelt name is refused, not created).",
@@ -1006,7 +996,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         RateArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.explain",
             "Why is this item ranked here?",
             "Why is this item ranked where it is for the reader: the interest words it matched, the tags and sources they rated, and its source.\n\nDeterministic and instant; no model. When nothing matched it says so.",
@@ -1016,7 +1006,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ItemArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.digest",
             "The week by topic",
             "The reader's week (or another window) grouped by topic tag, each group's best items first.",
@@ -1026,7 +1016,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         DigestArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.persona_create",
             "Create a reader",
             "Create a reader (persona) with the topics they want to read about.",
@@ -1036,7 +1026,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         CreateArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.persona_update",
             "Change a reader's interests",
             "Replace a reader's interests text, or add to it with append=true. Ratings are kept.",
@@ -1046,7 +1036,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         UpdateArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.persona_status",
             "How is my feed ranked?",
             "Show a reader's interests, ratings and how much of their ranking comes from ratings, with the quality note.",
@@ -1056,7 +1046,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         UserArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.persona_reset",
             "Forget a reader's ratings",
             "Forget every rating and read of a reader, keeping the reader and their interests.\n\nNeeds confirm=true; without it, says how many ratings would be erased.",
@@ -1066,7 +1056,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ConfirmArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.persona_delete",
             "Delete a reader",
             "Delete a reader with their ratings and reading history.\n\nNeeds confirm=true; without it, says how many ratings would be erased.",
@@ -1076,7 +1066,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ConfirmArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.persona_suggest_interests",
             "Suggest interests",
             "Suggest topics for a reader's interests from what the archive covers most.",
@@ -1086,7 +1076,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         SuggestArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.source_add",
             "Subscribe to a feed",
             "Subscribe to a feed (RSS, Atom or JSON Feed) by its address, fetching it once to check it is a feed and store its items.\n\nAn address that is not a feed, too large (over 10 MB) or too slow is refused and nothing is subscribed.",
@@ -1096,7 +1086,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         SourceAddArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.source_remove",
             "Unsubscribe from a feed",
             "Unsubscribe from a feed by feed_id (from feed.sources) or url. Its items and their ratings stay in the archive.",
@@ -1106,7 +1096,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         SourceRemoveArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.source_preview",
             "Preview a feed",
             "Look at a feed before subscribing: its title, how many entries it has and the first few. Stores nothing.",
@@ -1116,7 +1106,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         PreviewArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.source_suggest",
             "Suggest feeds",
             "Suggest feeds to subscribe to: arXiv listings for the categories the archive (and the reader's useful ratings) carry but no subscription covers.",
@@ -1126,7 +1116,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         SuggestArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.sources",
             "List subscriptions",
             "List the subscribed feeds with their item counts, last fetch and any fetch error.",
@@ -1136,7 +1126,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         SourcesArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.harvest_engagement",
             "Turn reads into ratings",
             "Turn the items a reader read or asked about, and never rated, into weak positive (implicit) ratings.\n\nNever overwrites a verdict and never infers a negative; running it again adds nothing.",
@@ -1146,7 +1136,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         UserArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "feed.research",
             "Search arXiv, PubMed, CrossRef",
             "Search the literature on the web (arXiv, PubMed, CrossRef) for papers beyond the reader's feeds.\n\nOff unless the server runs with ATTEST_RESEARCH_WEB=1 (then it says how to turn it on). Results are in each service's own order, not ranked for the reader, and are not stored; a paper already in the archive carries its item_id. sources = arxiv,pubmed (default), crossref.",

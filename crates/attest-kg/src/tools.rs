@@ -651,25 +651,15 @@ pub async fn ask(ctx: &Context, a: AskArgs) -> Result<Answer<Value>, Fault> {
     }
 }
 
-fn spec(name: &'static str, title: &'static str, description: &'static str, hints: Hints) -> ToolSpec {
-    ToolSpec { name, title, description, hints }
-}
-
 /// The knowledge catalogue over a context: `kg.ask`, the graph tools and (when the
 /// context carries it) `feed.search`.
 pub fn tools(ctx: Arc<Context>) -> Catalogue {
     let mut c = Catalogue::new();
     macro_rules! tool {
-        ($spec:expr, $f:ident, $args:ty) => {{
-            let ctx = Arc::clone(&ctx);
-            c.push(Tool::new($spec, move |a: $args| {
-                let ctx = Arc::clone(&ctx);
-                async move { $f(&ctx, a).await }
-            }));
-        }};
+        ($($t:tt)*) => { attest_core::tool_over!(c, ctx, $($t)*) };
     }
     tool!(
-        spec(
+        ToolSpec::new(
             "kg.ask",
             "Ask about what you have read",
             "Ask about the concepts in what you have read, in plain words: how do X and Y connect, what is next to X, what are my main research areas, what did I read about X.\n\nRoutes the question to one knowledge tool by fixed rules (an unclear question is asked back with options). Concept names may be spelled loosely. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
@@ -679,7 +669,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         AskArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "kg.path",
             "How do two concepts connect?",
             "Show how two concepts connect in what you have read: the shortest chain between them, with the items behind each hop.\n\nConcept names may be spelled loosely (\"Graph Neural Networks\" finds graph-neural-networks); no need to call kg.concepts first.",
@@ -689,7 +679,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         PathArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "kg.neighbors",
             "What sits next to a concept?",
             "Show the concepts read together with one concept, closest first, with the items behind them.",
@@ -699,7 +689,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         NeighborsArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "kg.central",
             "What are my central topics?",
             "Show the central concepts of what you have read: hubs (degree), bridges between areas (betweenness), or what you read about most (most_read).",
@@ -709,7 +699,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         CentralArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "kg.communities",
             "What are my research areas?",
             "Group the concepts you have read into research areas (clusters), each labelled by its hub.",
@@ -719,7 +709,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         CommunitiesArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "kg.concepts",
             "Which concepts are there?",
             "List the concepts in your reading that start with a few letters, or the nearest ones when none do.",

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use attest_core::text::{clip, fmt_g, plural};
-use attest_core::{Answer, Catalogue, Config, Fault, Hints, Ref, Tool, ToolSpec};
+use attest_core::{Answer, Catalogue, Config, Fault, Hints, Ref, ToolSpec};
 use attest_store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -293,24 +293,14 @@ pub struct Covered {
 // ---------------------------------------------------------------------------------------
 // The tools.
 
-fn spec(name: &'static str, title: &'static str, description: &'static str, hints: Hints) -> ToolSpec {
-    ToolSpec { name, title, description, hints }
-}
-
 /// The provenance catalogue over a context.
 pub fn tools(ctx: Arc<Context>) -> Catalogue {
     let mut c = Catalogue::new();
     macro_rules! tool {
-        ($spec:expr, $f:ident, $args:ty) => {{
-            let ctx = Arc::clone(&ctx);
-            c.push(Tool::new($spec, move |a: $args| {
-                let ctx = Arc::clone(&ctx);
-                async move { $f(&ctx, a).await }
-            }));
-        }};
+        ($($t:tt)*) => { attest_core::tool_over!(c, ctx, $($t)*) };
     }
     tool!(
-        spec(
+        ToolSpec::new(
             "runs.ask",
             "Ask about runs or a draft",
             "Ask about your experiment runs or the numbers in your draft, in plain words: which arm won, what is recorded, are my numbers right.\n\nRoutes the question to one provenance tool by fixed rules (no guessing: an unclear question is asked back with options). Pass family, metric or path when you know them. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
@@ -320,7 +310,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         AskArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "runs.scan",
             "Read artifacts into the ledger",
             "Read the result files, configs and tracker runs under your research root into the ledger.\n\nReplaces the ledger's rows for each project it reads (they are re-read from disk), so it needs confirm=true. A scan that finds nothing says what it looked for and where the files are.",
@@ -330,12 +320,17 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ScanArgs
     );
     tool!(
-        spec("runs.list", "List recorded runs", "List the runs and families recorded in the ledger.", Hints::READ),
+        ToolSpec::new(
+            "runs.list",
+            "List recorded runs",
+            "List the runs and families recorded in the ledger.",
+            Hints::READ
+        ),
         list,
         ListArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "runs.compare",
             "Which arm won?",
             "Rank the arms of one family (a sweep or an ablation) on a metric, with every caveat about how far to trust the ranking.\n\nRefuses to rank a metric whose direction (lower or higher is better) nobody declared. Relay the caveats whole.",
@@ -345,7 +340,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         CompareArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "runs.detail",
             "Show one run",
             "Show one run in full: its metrics, config, source file and content hash.",
@@ -355,7 +350,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         DetailArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "runs.record",
             "Record new results",
             "Write new result files for a family's arms (results that exist only in a notebook or your head), then scan and compare them.\n\nNever overwrites a file. Needs confirm=true; without it, says what it would write.",
@@ -365,7 +360,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         RecordArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "runs.claims_check",
             "Are the numbers in my draft right?",
             "Check the numbers claimed in a Markdown draft against the ledger: supported, contradicted, unsupported, ambiguous or stale.\n\nClaims are HTML comments like <!-- claim: project/run metric=wer value=0.0704 -->. Read-only: never edits the draft.",
@@ -375,7 +370,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ClaimsArgs
     );
     tool!(
-        spec(
+        ToolSpec::new(
             "runs.claims_coverage",
             "Which numbers have no claim?",
             "Find the decimal numbers in a draft that no claim backs.",

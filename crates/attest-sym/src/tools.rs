@@ -324,7 +324,7 @@ macro_rules! syntax {
 }
 
 fn spec(name: &'static str, title: &'static str, description: &'static str) -> ToolSpec {
-    ToolSpec { name, title, description, hints: Hints::READ }
+    ToolSpec::new(name, title, description, Hints::READ)
 }
 
 /// The symbolic catalogue over an executor: `sym.ask` and the eight operations. (The
@@ -709,6 +709,9 @@ mod tests {
         let x = call(&c, "sym.verify", json!({"lhs": "exp(x/2)^2", "rhs": "exp(x)"}));
         assert_eq!(x.answer, "proved: exp(x/2)^2 = exp(x) (normal form, using exp(c·u) = exp(u/D)^(c·D))");
         assert!(x.caveat.is_none(), "{:?}", x.caveat);
+        let r = call(&c, "sym.verify", json!({"equation": "(-8)^(1/3) = -2"}));
+        assert!(r.answer.starts_with("proved:"), "{}", r.answer);
+        assert!(r.caveat.unwrap().contains("real root"));
         let f = call(&c, "sym.simplify", json!({"expr": "(x^3 - x)/(x + 1)"}));
         assert_eq!(f.answer, "simplified: (x^3 - x)/(x + 1) = x^2 - x = x*(x - 1), except at x = -1", "{}", f.answer);
     }

@@ -245,10 +245,8 @@ fn constant_verdict(l: &Expr, r: &Expr, out: &mut Verification) -> bool {
     out.verdict = Verdict::Proved;
     out.reason = format!("both sides are the rational number {a}, computed exactly");
     if real_root_of_negative(l, &env) || real_root_of_negative(r, &env) {
-        out.reason.push_str(
-            "; an odd root of a negative number is taken as the real root ((-8)^(1/3) = -2), \
-             where complex-valued systems such as SymPy take the principal complex root instead",
-        );
+        out.reason.push_str("; ");
+        out.reason.push_str(REAL_ROOT_NOTE);
     }
     out.steps = vec![
         format!("left side = {a} (exact rational arithmetic)"),
@@ -257,6 +255,10 @@ fn constant_verdict(l: &Expr, r: &Expr, out: &mut Verification) -> bool {
     ];
     true
 }
+
+/// Said (in the reason, and by the tools as a caveat) when a claim takes an odd root
+/// of a negative number: the convention decides the verdict.
+pub const REAL_ROOT_NOTE: &str = "an odd root of a negative number is taken as the real root ((-8)^(1/3) = -2), where complex-valued systems such as SymPy take the principal complex root instead";
 
 /// Whether `e` takes an odd root of a negative number somewhere.
 fn real_root_of_negative(e: &Expr, env: &ExactEnv) -> bool {

@@ -247,6 +247,9 @@ fn proof_tag(v: &Verification) -> String {
 pub fn present_verification(v: &Verification) -> (String, Vec<String>) {
     let claim = format!("{} = {}", clip(&v.lhs), clip(&v.rhs));
     let mut caveats = Vec::new();
+    if v.reason.contains(crate::verify::REAL_ROOT_NOTE) {
+        caveats.push(crate::verify::REAL_ROOT_NOTE.to_string());
+    }
     let line = match v.verdict {
         Verdict::Proved => format!("proved: {claim} ({})", proof_tag(v)),
         Verdict::ProvedWhereDefined => {
