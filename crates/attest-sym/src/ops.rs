@@ -139,7 +139,9 @@ pub fn evaluate(text: &str, subs: &BTreeMap<String, String>, limits: &Limits) ->
         }
         values.insert(k.clone(), val);
     }
-    let s = e.substitute(&|name| values.get(name).cloned());
+    // Derivatives are taken before the values go in: d/dx(x^2) at x = 3 is 6, not
+    // the derivative of 3^2.
+    let s = lower(&e, limits)?.substitute(&|name| values.get(name).cloned());
     let left: Vec<String> = s.free_symbols().into_iter().collect();
     if !left.is_empty() {
         let (noun, verb) = if left.len() == 1 { ("variable", "is") } else { ("variables", "are") };
@@ -149,8 +151,7 @@ pub fn evaluate(text: &str, subs: &BTreeMap<String, String>, limits: &Limits) ->
             left[0]
         )));
     }
-    let lowered = lower(&s, limits)?;
-    let numeric = eval_f64(&lowered, &FloatEnv::new())
+    let numeric = eval_f64(&s, &FloatEnv::new())
         .ok_or_else(|| SymError::input(format!("{s} is undefined (or too large to represent)")))?;
     let mut cx = Cx::new(*limits);
     let exact = normal_form(&s, &mut cx).ok().filter(|n| n.free_symbols().is_empty() && n.terms() <= 6);
@@ -158,7 +159,15 @@ pub fn evaluate(text: &str, subs: &BTreeMap<String, String>, limits: &Limits) ->
         Some(n) => (n.to_string(), true),
         None => (attest_core::text::fmt_sig(numeric, 12), false),
     };
-    Ok(Evaluated { input: e.to_string(), substituted: s.to_string(), value, numeric, exact: is_exact })
+    // With derivatives taken first, the substituted form no longer shows them: say the
+    // point instead ("d/dx(x^2) at x = 3").
+    let substituted = if crate::verify::has_derivative(&e) && !subs.is_empty() {
+        let point: Vec<String> = subs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        format!("{e} at {}", point.join(", "))
+    } else {
+        s.to_string()
+    };
+    Ok(Evaluated { input: e.to_string(), substituted, value, numeric, exact: is_exact })
 }
 
 /// The answer of [`evaluate_units`].
@@ -217,6 +226,16 @@ mod tests {
         let s = simplify("(x^2-1)/(x-1)", &Limits::default()).unwrap();
         assert_eq!(s.result, "x + 1");
         assert_eq!(s.domain, ["x ≠ 1"]);
+    }
+
+    #[test]
+    fn a_derivative_is_taken_before_the_point_goes_in() {
+        let l = Limits::default();
+        let at = |e: &str, v: &str| BTreeMap::from([(v.to_string(), e.to_string())]);
+        let r = evaluate("d/dx (x^2)", &at("3", "x"), &l).unwrap();
+        assert_eq!((r.value.as_str(), r.substituted.as_str()), ("6", "d/dx(x^2) at x = 3"));
+        assert_eq!(evaluate("d^2/dt^2 (t^3)", &at("1", "t"), &l).unwrap().value, "6");
+        assert_eq!(evaluate("x^2 + 1", &at("3", "x"), &l).unwrap().substituted, "3^2 + 1");
     }
 
     #[test]

@@ -123,6 +123,12 @@ pub const RULES: &[Rule] = &[
             "how much",
             "numerically",
             "numeric value",
+            "numerical value",
+            "decimal places",
+            "decimals",
+            "digits",
+            "approximately",
+            "approximate value",
             "convert",
             "plug in",
             "substitute",
@@ -179,6 +185,11 @@ pub fn route(question: &str, expr: &str) -> Decision {
         args.insert("units".into(), Value::String(u));
         return Decision::to("sym.evaluate", args, "a quantity with units to convert");
     }
+    if expr.is_empty()
+        && let Some(d) = calculus_claim(&q)
+    {
+        return d;
+    }
     let Some((rule, phrase)) = first_match(RULES, &q) else {
         return match found {
             Some(f) => ask_what(&f),
@@ -188,7 +199,14 @@ pub fn route(question: &str, expr: &str) -> Decision {
             ),
         };
     };
-    let tool = rule.tool;
+    let mut tool = rule.tool;
+    // `d/dx f = g` states a result: the derivative notation is part of the claim.
+    if tool == "sym.differentiate"
+        && phrase.starts_with("d d")
+        && found.as_ref().is_some_and(|f| f.rhs.is_some() || f.lhs.contains('='))
+    {
+        tool = "sym.verify";
+    }
     let Some(found) = found else {
         return Decision::ask_back(
             format!("Which expression? '{phrase}' points to {tool}; give the expression, e.g. as expr."),
@@ -196,6 +214,9 @@ pub fn route(question: &str, expr: &str) -> Decision {
         );
     };
     let args = arguments(tool, &q, question, &found);
+    if tool != rule.tool {
+        return Decision::to(tool, args, "'d/dx … = …' states a result → sym.verify");
+    }
     Decision::to(tool, args, format!("'{phrase}' → {tool}"))
 }
 
@@ -273,6 +294,142 @@ fn arguments(tool: &str, q: &Question, raw: &str, f: &Extracted) -> Map<String, 
     args
 }
 
+/// Cues naming an operation on the expression that follows ("the derivative of x^3").
+const DERIVATIVE_OF: &[&str] = &["derivative of", "derivatives of", "slope of", "rate of change of"];
+const INTEGRAL_OF: &[&str] = &["antiderivative of", "anti derivative of", "integral of", "primitive of"];
+
+/// A stated result of calculus — "the derivative of A is B", "is the integral of A
+/// equal to B?" — is a claim to verify, not a computation to run (and verifying `A = B`
+/// would check the wrong claim). The derivative claim becomes `d/dv (A) = B`; an
+/// indefinite integral claim `d/dv (B) = A` (an antiderivative is checked by
+/// differentiating it); a definite one goes to `sym.integrate` with its bounds, so the
+/// value can be compared. `None` when the question states no result.
+fn calculus_claim(q: &Question) -> Option<Decision> {
+    let (integral, cue) = DERIVATIVE_OF
+        .iter()
+        .map(|c| (false, *c))
+        .chain(INTEGRAL_OF.iter().map(|c| (true, *c)))
+        .find(|(_, c)| q.has(c))?;
+    let last = q.find(cue)? + cue.split_whitespace().count() - 1;
+    let rest = q.rest_after(last);
+    if !integral {
+        // "the derivative of x^2 at x = 3": a value at a point (compare it with any
+        // value the question states).
+        if let Some(e) = extract(rest).filter(|e| !e.subs.is_empty() && e.rhs.is_none()) {
+            let v = variable(q).or_else(|| only_variable(&e.lhs, &e.lhs))?;
+            let n = order(q).unwrap_or(1);
+            let d = if n == 1 { format!("d/d{v}") } else { format!("d^{n}/d{v}^{n}") };
+            let mut args = Map::new();
+            args.insert("expr".into(), json!(format!("{d} ({})", e.lhs)));
+            args.insert("subs".into(), json!(e.subs));
+            return Some(Decision::to("sym.evaluate", args, format!("'{cue} … at …' → sym.evaluate")));
+        }
+    }
+    let (a_text, b_text) = split_claim(rest)?;
+    let bounds = if integral { bounds(&q.raw) } else { None };
+    let a_text = match bounds {
+        Some(_) => cut_before_any(a_text, &[" from ", " between "]),
+        None => a_text,
+    };
+    let (a, b) = (claim_side(a_text)?, claim_side(b_text)?);
+    let v = variable(q).or_else(|| only_variable(&a, &b))?;
+    let mut args = Map::new();
+    if let Some(bounds) = bounds {
+        args.insert("expr".into(), json!(a));
+        args.insert("var".into(), json!(v));
+        args.insert("bounds".into(), json!(bounds));
+        return Some(Decision::to(
+            "sym.integrate",
+            args,
+            format!("'{cue} … from … to …' states a value → sym.integrate; compare its value with {b}"),
+        ));
+    }
+    let n = if integral { 1 } else { order(q).unwrap_or(1) };
+    let d = if n == 1 { format!("d/d{v}") } else { format!("d^{n}/d{v}^{n}") };
+    let (lhs, rhs, why) = if integral {
+        (
+            format!("{d} ({b})"),
+            a,
+            format!("'{cue} … is …' → sym.verify: an antiderivative is checked by differentiating it"),
+        )
+    } else {
+        (format!("{d} ({a})"), b, format!("'{cue} … is …' → sym.verify"))
+    };
+    args.insert("lhs".into(), json!(lhs));
+    args.insert("rhs".into(), json!(rhs));
+    Some(Decision::to("sym.verify", args, why))
+}
+
+/// One side of a stated result: the expression in it (a lone variable counts here,
+/// where the words around it are already cut away); `None` when it holds an equation
+/// or substitutions.
+fn claim_side(text: &str) -> Option<String> {
+    if let Some(e) = extract(text) {
+        return (e.rhs.is_none() && e.subs.is_empty() && !e.lhs.contains('=')).then_some(e.lhs);
+    }
+    let t = text.trim().trim_end_matches(['?', ',', '.', ';', '!']).trim();
+    (t.chars().count() == 1 && t.chars().all(char::is_alphabetic)).then(|| t.to_string())
+}
+
+/// Split "A is B", "A = B", "A equals B", "A is equal to B", "A is the same as B" at
+/// the first joiner.
+fn split_claim(rest: &str) -> Option<(&str, &str)> {
+    // Longest first, so "is equal to" is taken whole rather than as "is".
+    const JOIN: &[&[&str]] = &[
+        &["is", "equal", "to"],
+        &["is", "the", "same", "as"],
+        &["the", "same", "as"],
+        &["same", "as"],
+        &["equal", "to"],
+        &["equals"],
+        &["equal"],
+        &["gives"],
+        &["is"],
+    ];
+    let toks = tokens(rest);
+    let lower: Vec<String> = toks.iter().map(|t| t.text.to_lowercase()).collect();
+    // "… at x = 3" is a point to evaluate at, not a stated result.
+    if lower
+        .iter()
+        .enumerate()
+        .any(|(i, w)| SUB_LEADS.contains(&w.as_str()) && toks[i + 1..].iter().take(2).any(|t| t.text.contains('=')))
+    {
+        return None;
+    }
+    for (i, t) in toks.iter().enumerate() {
+        if let Some(eq) = rest[t.start..t.end].find('=') {
+            let at = t.start + eq;
+            return Some((&rest[..at], rest[at..].trim_start_matches('=')));
+        }
+        if let Some(j) = JOIN.iter().find(|j| lower[i..].iter().map(String::as_str).take(j.len()).eq(j.iter().copied()))
+        {
+            return Some((&rest[..t.start], &rest[toks[i + j.len() - 1].end..]));
+        }
+    }
+    None
+}
+
+fn cut_before_any<'a>(text: &'a str, marks: &[&str]) -> &'a str {
+    let lower = text.to_lowercase();
+    let at = marks.iter().filter_map(|m| lower.find(m)).min().unwrap_or(text.len());
+    // `to_lowercase` can change byte lengths only outside ASCII; fall back to the whole.
+    text.get(..at).unwrap_or(text)
+}
+
+/// The one variable of `a` and `b` together, or `x` when it is among several.
+fn only_variable(a: &str, b: &str) -> Option<String> {
+    let limits = crate::Limits::default();
+    let mut vars = std::collections::BTreeSet::new();
+    for t in [a, b] {
+        vars.extend(crate::parse_expr(t, &limits).ok()?.free_symbols());
+    }
+    match vars.len() {
+        1 => vars.into_iter().next(),
+        _ if vars.contains("x") => Some("x".into()),
+        _ => None,
+    }
+}
+
 /// "with respect to t", "wrt t", "for y", "in terms of y": the variable named.
 fn variable(q: &Question) -> Option<String> {
     for p in ["with respect to", "respect to", "wrt", "for", "in terms of", "variable"] {
@@ -336,6 +493,9 @@ struct Tok {
     text: String,
     start: usize,
     end: usize,
+    /// The piece ended with a colon ("solve for x: x^2 = 4"): no expression runs on
+    /// past it.
+    colon: bool,
 }
 
 /// Whitespace-separated pieces with surrounding quotes and sentence punctuation
@@ -354,9 +514,10 @@ fn tokens(raw: &str) -> Vec<Tok> {
                 let body = body.trim_end_matches(['?', ',', ';', '!', '`', '"', '\'', '”', '’']);
                 let body =
                     body.strip_suffix('.').filter(|b| !b.ends_with(|c: char| c.is_ascii_digit())).unwrap_or(body);
+                let colon = body.ends_with(':');
                 let body = body.strip_suffix(':').unwrap_or(body);
                 if !body.is_empty() {
-                    out.push(Tok { text: body.to_string(), start: s + lead, end: s + lead + body.len() });
+                    out.push(Tok { text: body.to_string(), start: s + lead, end: s + lead + body.len(), colon });
                 }
             }
             _ => {}
@@ -399,7 +560,7 @@ fn extract(raw: &str) -> Option<Extracted> {
     while i < toks.len() {
         if is_mathy(&toks[i].text) {
             let s = i;
-            while i + 1 < toks.len() && is_mathy(&toks[i + 1].text) {
+            while i + 1 < toks.len() && !toks[i].colon && is_mathy(&toks[i + 1].text) {
                 i += 1;
             }
             runs.push((s, i));

@@ -741,6 +741,12 @@ mod tests {
         assert!(a.ok, "{}", a.answer);
         assert_eq!(a.tool_used.as_deref(), Some("sym.simplify"));
         assert!(a.answer.contains("x + 1"), "{}", a.answer);
+        // A stated derivative is verified as stated, not as its two bare sides.
+        let d = call(&c, "sym.ask", json!({"question": "is the derivative of x^3 equal to 3x^2?"}));
+        assert_eq!(d.tool_used.as_deref(), Some("sym.verify"));
+        assert_eq!(d.answer, "proved: d/dx(x^3) = 3*x^2 (polynomial normal form)");
+        let p = call(&c, "sym.ask", json!({"question": "what is the slope of x^2 at x = 3?"}));
+        assert_eq!(p.answer, "d/dx(x^2) at x = 3: 6");
         let u = call(&c, "sym.ask", json!({"question": "what is 60 mph in km/h?"}));
         assert!(u.ok && u.answer.contains("km"), "{}", u.answer);
         let bare = call(&c, "sym.ask", json!({"question": "", "expr": "x^2+1"}));

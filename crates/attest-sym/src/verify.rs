@@ -120,6 +120,11 @@ pub fn lower(e: &Expr, limits: &Limits) -> Result<Expr> {
     lower_derivs(e, limits)
 }
 
+/// Whether `e` contains a derivative (`d/dx …`).
+pub fn has_derivative(e: &Expr) -> bool {
+    has_deriv(e)
+}
+
 fn has_deriv(e: &Expr) -> bool {
     match e {
         Expr::Deriv(..) => true,

@@ -446,6 +446,11 @@ fn present_evaluated(r: &Evaluated) -> (String, Vec<String>) {
     let shown = clip(&r.substituted);
     let approx = format!(" ≈ {}", attest_core::text::fmt_sig(r.numeric, 12));
     if r.exact {
+        // "d/dx(x^2) at x = 3: 6"
+        if r.substituted.starts_with(&r.input) && r.substituted.len() > r.input.len() {
+            let approx = if r.value.chars().any(char::is_alphabetic) { approx } else { String::new() };
+            return (format!("{shown}: {}{approx}", r.value), Vec::new());
+        }
         if r.value == r.substituted {
             return (format!("{shown}{approx}"), Vec::new());
         }
