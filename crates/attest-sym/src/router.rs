@@ -53,6 +53,11 @@ pub const RULES: &[Rule] = &[
             "equal",
             "the same as",
             "same as",
+            "same thing as",
+            "exactly",
+            "check that",
+            "check whether",
+            "check if",
             "identity",
             "identical",
             "equivalent",
@@ -111,6 +116,14 @@ pub const RULES: &[Rule] = &[
             "solution to",
             "for which",
             "find x",
+            "when is",
+            "for what value",
+            "for what values",
+            "what values of",
+            "which values of",
+            "find all",
+            "vanish",
+            "vanishes",
         ],
     },
     Rule {
@@ -131,6 +144,8 @@ pub const RULES: &[Rule] = &[
             "approximate value",
             "convert",
             "plug in",
+            "plug",
+            "what do i get",
             "substitute",
         ],
     },
@@ -143,7 +158,10 @@ pub const RULES: &[Rule] = &[
             "reduce",
             "cancel",
             "expand",
+            "expanded",
+            "multiply out",
             "factor",
+            "factored",
             "factorise",
             "factorize",
             "tidy",
@@ -151,7 +169,7 @@ pub const RULES: &[Rule] = &[
             "normal form",
         ],
     },
-    Rule { tool: "sym.verify", phrases: &["correct", "right", "true", "valid", "wrong", "mistake"] },
+    Rule { tool: "sym.verify", phrases: &["correct", "right", "true", "valid", "wrong", "mistake", "check"] },
 ];
 
 /// Every tool the router may choose, for asking back.
@@ -169,7 +187,8 @@ pub const TOOLS: &[&str] = &[
 /// Route a question (with an optional expression) to a sym tool, ask back, or
 /// decline naming the surface that owns it.
 pub fn route(question: &str, expr: &str) -> Decision {
-    let q = Question::new(question);
+    // `∫ f dx` reads as "integral of f dx" (the sign is not a word).
+    let q = Question::new(&question.replace('∫', " integral "));
     let expr = expr.trim();
     let found = if expr.is_empty() { extract(question) } else { Extracted::from_expr(expr) };
     if found.is_none()
@@ -192,6 +211,11 @@ pub fn route(question: &str, expr: &str) -> Decision {
     }
     let Some((rule, phrase)) = first_match(RULES, &q) else {
         return match found {
+            // A constant has one thing to do with it: its value ("what is 2^10").
+            Some(f) if is_constant(&f) => {
+                let args = arguments("sym.evaluate", &q, question, &f);
+                Decision::to("sym.evaluate", args, "a constant expression → sym.evaluate")
+            }
             Some(f) => ask_what(&f),
             None => Decision::ask_back(
                 "What should I do, and with which expression? For example: simplify (x^2-1)/(x-1), solve x^2 = 2, or is sin(x)^2 + cos(x)^2 equal to 1?",
@@ -218,6 +242,13 @@ pub fn route(question: &str, expr: &str) -> Decision {
         return Decision::to(tool, args, "'d/dx … = …' states a result → sym.verify");
     }
     Decision::to(tool, args, format!("'{phrase}' → {tool}"))
+}
+
+/// An expression with no variables (and no equation), which parses.
+fn is_constant(f: &Extracted) -> bool {
+    f.rhs.is_none()
+        && !f.lhs.contains('=')
+        && crate::parse_expr(&f.lhs, &crate::Limits::default()).is_ok_and(|e| e.free_symbols().is_empty())
 }
 
 fn ask_what(f: &Extracted) -> Decision {
@@ -432,7 +463,7 @@ fn only_variable(a: &str, b: &str) -> Option<String> {
 
 /// "with respect to t", "wrt t", "for y", "in terms of y": the variable named.
 fn variable(q: &Question) -> Option<String> {
-    for p in ["with respect to", "respect to", "wrt", "for", "in terms of", "variable"] {
+    for p in ["with respect to", "respect to", "wrt", "for", "in terms of", "variable", "values of", "value of"] {
         if let Some(i) = q.find(p) {
             let next = q.words.get(i + p.split_whitespace().count())?;
             if next.text.chars().count() == 1 && next.text.chars().all(char::is_alphabetic) {
@@ -547,9 +578,16 @@ const JOINERS: &[&[&str]] = &[
     &["is", "the", "same", "as"],
     &["the", "same", "as"],
     &["same", "as"],
+    &["is", "the", "same", "thing", "as"],
+    &["the", "same", "thing", "as"],
+    &["same", "thing", "as"],
+    &["is", "exactly"],
+    &["exactly", "equal", "to"],
+    &["exactly"],
 ];
 
-const SUB_LEADS: &[&str] = &["at", "when", "with", "where", "for"];
+const SUB_LEADS: &[&str] =
+    &["at", "when", "with", "where", "for", "if", "plug", "put", "setting", "substitute", "substituting"];
 
 /// Find the expression (or the two sides of an equality) in a question.
 fn extract(raw: &str) -> Option<Extracted> {
@@ -725,6 +763,29 @@ const UNITS: &[&str] = &[
 /// and a unit. Returns the conversion text.
 fn units_fragment(raw: &str) -> Option<String> {
     let toks = tokens(raw);
+    let unit = |t: &Tok| UNITS.contains(&t.text.to_lowercase().as_str());
+    // "how many joules is 1 eV" / "how many km are in 3 miles"
+    for w in toks.windows(6) {
+        if w[0].text.eq_ignore_ascii_case("how") && w[1].text.eq_ignore_ascii_case("many") && unit(&w[2]) {
+            let verb = w[3].text.to_lowercase();
+            let (n, u) = if matches!(verb.as_str(), "is" | "in") { (&w[4], &w[5]) } else { continue };
+            if n.text.parse::<f64>().is_ok() && unit(u) {
+                return Some(format!("{} {} to {}", n.text, u.text, w[2].text));
+            }
+        }
+    }
+    for w in toks.windows(7) {
+        if w[0].text.eq_ignore_ascii_case("how")
+            && w[1].text.eq_ignore_ascii_case("many")
+            && unit(&w[2])
+            && w[3].text.eq_ignore_ascii_case("are")
+            && w[4].text.eq_ignore_ascii_case("in")
+            && w[5].text.parse::<f64>().is_ok()
+            && unit(&w[6])
+        {
+            return Some(format!("{} {} to {}", w[5].text, w[6].text, w[2].text));
+        }
+    }
     for (i, t) in toks.iter().enumerate() {
         if t.text.parse::<f64>().is_err() {
             continue;
