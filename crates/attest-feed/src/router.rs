@@ -387,6 +387,10 @@ pub const RULES: &[Rule] = &[
             "useless",
             "loved it",
             "liked it",
+            "liked",
+            "loved",
+            "enjoyed",
+            "disliked",
             "love this",
             "like this",
             "more like this",
@@ -765,6 +769,7 @@ const PLACEMENT: &[&str] = &[
 
 /// Verdict words that make a rating negative.
 const NEGATIVE: &[&str] = &[
+    "disliked",
     "not",
     "isn't",
     "wasn't",

@@ -213,9 +213,31 @@ fn frame(text: &str, args: &Map<String, Value>) -> String {
     t
 }
 
+/// Phrases of a citation question. The knowledge surface answers these with its cite
+/// tools, called directly (they take a key or words, not a concept).
+pub const CITATION_PHRASES: &[&str] = &[
+    "bibtex",
+    "bib entry",
+    "citation for",
+    "citation key",
+    "cite key",
+    "how do i cite",
+    "how to cite",
+    "doi of",
+    "doi for",
+];
+
 /// Route a `kg.ask` question.
 pub fn route(question: &str) -> Decision {
     let q = Question::new(question);
+    if let Some(p) = q.any(CITATION_PHRASES) {
+        return Decision::ask_back(
+            format!(
+                "'{p}' is a citation question: call cite.lookup with the citation key, DOI or arXiv id, or cite.search with a few words of the title."
+            ),
+            &["cite.lookup", "cite.search"],
+        );
+    }
     if q.is_empty() {
         return Decision::ask_back(
             "What would you like to know about the concepts you have read: how two connect, what sits next to one, the central ones, or your research areas?",
