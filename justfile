@@ -8,6 +8,9 @@ test:
 install:
     cargo install --locked --path bins/attest
     cargo install --locked --path bins/attest-provenance
+    cargo install --locked --path bins/attest-symbolic
+    cargo install --locked --path bins/attest-feed
+    cargo install --locked --path bins/attest-knowledge
 
 # The demo on the bundled example workspace.
 demo:

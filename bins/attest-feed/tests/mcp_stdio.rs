@@ -251,6 +251,7 @@ async fn asking_reaches_the_right_tool_in_one_call() {
     // An item question with no item asks which.
     let (out, _, _) = s.call("feed.ask", json!({"question": "why is this ranked so high?", "user": "chem"})).await;
     assert_eq!(out["ok"], false);
+    assert!(out["answer"].as_str().unwrap().starts_with("Which item?"), "{out:#}");
     assert!(!out["options"].as_array().unwrap().is_empty(), "{out:#}");
     // A question for another surface names it.
     let (out, _, _) = s.call("feed.ask", json!({"question": "which arm of my sweep won?", "user": "chem"})).await;
@@ -306,7 +307,9 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
         ("feed.rate", json!({"user": "chme", "item_id": item, "useful": true}), Some(false)),
         ("feed.rate", json!({"user": "chem", "item_id": 999999, "useful": true}), Some(false)),
         ("feed.rate", json!({"user": "chem", "item_id": item, "useful": true, "source": "robot"}), Some(false)),
-        ("feed.rate", json!({"user": "chem", "item_id": item}), Some(false)),
+        // `useful` defaults to true (as a routed "mark it" always did).
+        ("feed.rate", json!({"user": "chem", "item_id": item}), Some(true)),
+        ("feed.rate", json!({"user": "chem"}), Some(false)),
         ("feed.explain", json!({"user": "chem", "item_id": item}), Some(true)),
         ("feed.explain", json!({"user": "chem", "item_id": -1}), Some(false)),
         ("feed.digest", json!({"user": "chem"}), Some(true)),

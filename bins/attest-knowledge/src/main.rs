@@ -1,11 +1,13 @@
 //! `attest-knowledge`: the concept graph of what was read (`kg.*`), the archive search
 //! (`feed.search`) and the citations behind it (`cite.*`), served over MCP. It links
-//! attest-kg (with the feed archive it reads) and attest-cite, nothing else.
+//! attest-kg (with the feed archive it reads), attest-cite and its CrossRef reader
+//! (attest-crossref), nothing else.
 //!
 //! Citation sources come from the environment: `ATTEST_BIB` (`.bib` files or folders,
 //! `:`-separated; default every `*.bib` under `RESEARCH_ROOT`), `ATTEST_ZOTERO` (a
 //! `zotero.sqlite`, or `off`), `ATTEST_CITATION_WEB=1` (CrossRef for DOIs, off by
-//! default). See specs/knowledge-surface.md.
+//! default; CrossRef is attached here, with `attest_crossref::enable`, only when it is
+//! set). See specs/knowledge-surface.md.
 
 use std::sync::Arc;
 
@@ -15,6 +17,7 @@ fn main() -> std::process::ExitCode {
     attest_mcp::surface_main("knowledge", |config| async move {
         let mut catalogue = attest_kg::tools::catalogue(&config).await?;
         let sources = resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
+        let sources = attest_crossref::enable(sources);
         // Read on the first citation call, not before the handshake.
         let sources = Sources::lazy(sources);
         catalogue.extend(cite::tools(Arc::clone(&sources)));

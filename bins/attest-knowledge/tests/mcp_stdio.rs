@@ -217,6 +217,41 @@ async fn planted_structure_is_recovered() {
     s.close().await;
 }
 
+/// `kg.ask` is the one ask pipeline: a routed question is the direct call it routes to,
+/// `user` passes through to feed.search, and ranges live in the input schema.
+#[tokio::test]
+async fn ask_calls_the_routed_tool_by_name_and_ranges_are_in_the_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = planted(dir.path()).await;
+    let s = start(&db, None, &[("ATTEST_EXPAND", "1")]).await;
+    let routed = s.ok("kg.ask", json!({"question": "what is related to tool use?"})).await;
+    let direct = s.ok("kg.neighbors", json!({"source": "tool use"})).await;
+    assert_eq!(routed["tool_used"], "kg.neighbors", "{routed:#}");
+    assert_eq!(routed["data"], direct["data"]);
+    let a = s.ok("kg.ask", json!({"question": "what did I read about reward models?", "user": "alice"})).await;
+    assert_eq!((&a["tool_used"], &a["data"]["user"]), (&json!("feed.search"), &json!("alice")), "{a:#}");
+    let schemas: std::collections::HashMap<String, Value> =
+        s.tools().await.into_iter().map(|t| (t.name.to_string(), Value::Object((*t.input_schema).clone()))).collect();
+    for (tool, arg, range) in [
+        ("kg.neighbors", "limit", [1, 25, 10]),
+        ("kg.central", "limit", [1, 25, 10]),
+        ("kg.communities", "min_size", [1, 50, 3]),
+        ("kg.communities", "limit", [1, 20, 8]),
+        ("kg.concepts", "limit", [1, 50, 20]),
+    ] {
+        let p = &schemas[tool]["properties"][arg];
+        assert_eq!(
+            [&p["minimum"], &p["maximum"], &p["default"]],
+            range.map(|v| json!(v)).each_ref(),
+            "{tool} {arg}: {p}"
+        );
+    }
+    let (out, _, _) = s.call("kg.neighbors", json!({"concept": "retrieval", "limit": 0})).await;
+    assert_eq!(out["ok"], false);
+    assert!(out["answer"].as_str().unwrap().contains("from 1 to 25 (got 0)"), "{out:#}");
+    s.close().await;
+}
+
 /// The graph is derived on every call: items tagged by `attest tag` while the server
 /// runs show up in the next answer.
 #[tokio::test]

@@ -35,5 +35,11 @@ async fn cite_check_is_listed_and_flags_an_unknown_key() {
     assert_eq!(out["data"]["uncited"][0]["key"], "nobody1999");
     assert_eq!(out["refs"][0]["id"], "draft.md:2");
     s.refused("cite.check", json!({"path": "/etc"})).await;
+    // The claims check lints the same keys against the same sources: `uncited` is a
+    // verdict of its own, beside each claim's numeric one.
+    let claims = s.call("runs.claims_check", json!({"path": "draft.md", "verdict": "uncited"})).await.0;
+    assert_eq!(claims["data"]["counts"]["uncited"], 1, "{claims:#}");
+    assert_eq!(claims["data"]["rows"][0]["cite"], "nobody1999", "{claims:#}");
+    assert!(claims["data"]["rows"][0]["message"].as_str().unwrap_or("").contains("refs.bib"), "{claims:#}");
     s.close().await;
 }

@@ -241,15 +241,34 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
 /// Every tool linked into this binary, optionally cut to one surface.
 pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
     let mut c = Catalogue::new();
-    c.extend(attest_runs::tools::catalogue(config).await?);
+    let sources = citation_sources(config);
+    c.extend(attest_runs::tools::catalogue(config, Some(claim_citations(&sources))).await?);
     c.extend(feed::catalogue(config).await?);
     c.merge(attest_kg::tools::catalogue(config).await?);
-    let sources = attest_cite::scan::resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
-    let sources = attest_cite::Sources::lazy(sources);
     c.merge(attest_cite::tools::tools(std::sync::Arc::clone(&sources)));
     c.merge(Catalogue::from(vec![attest_cite::tools::check_tool(sources, config.root.clone())]));
     c.merge(attest_sym::tools::catalogue(std::sync::Arc::new(sym_sandbox()?)));
     Ok(c)
+}
+
+/// The citation sources the environment configures (CrossRef too when asked for).
+fn citation_sources(config: &Config) -> std::sync::Arc<attest_cite::Sources> {
+    let sources = attest_cite::scan::resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
+    attest_cite::Sources::lazy(attest_crossref::enable(sources))
+}
+
+/// The claims check's view of those sources: `cite=` keys no source knows are `uncited`.
+fn claim_citations(sources: &std::sync::Arc<attest_cite::Sources>) -> std::sync::Arc<dyn attest_runs::tools::Citations> {
+    use attest_runs::claims::{CiteResolver, KeyCheck};
+    let sources = std::sync::Arc::clone(sources);
+    std::sync::Arc::new(move || {
+        let sources = std::sync::Arc::clone(&sources);
+        async move {
+            let r = sources.get().await;
+            std::sync::Arc::new(KeyCheck { sources: r.source_names(), resolves: move |k: &str| r.resolves(k) })
+                as std::sync::Arc<dyn CiteResolver + Send>
+        }
+    })
 }
 
 /// The symbolic tools' executor for `attest serve`: this binary's `worker` mode in the
@@ -269,7 +288,7 @@ fn sym_sandbox() -> anyhow::Result<impl Fn(Value) -> attest_sym::tools::Pending 
 
 /// Call a tool and print its answer; returns the answer for exit-code decisions.
 async fn call(config: &Config, tool: &str, args: Value, json: bool) -> anyhow::Result<Answer<Value>> {
-    let catalogue = attest_runs::tools::catalogue(config).await?;
+    let catalogue = attest_runs::tools::catalogue(config, Some(claim_citations(&citation_sources(config)))).await?;
     let args: JsonObject = args.as_object().cloned().unwrap_or_default();
     let answer = catalogue.call(tool, args).await.map_err(|f| anyhow::anyhow!("{f}"))?;
     let mut out = std::io::stdout().lock();

@@ -7,8 +7,10 @@
 //!    configured or `~/Zotero/zotero.sqlite` exists ([`zotero`]);
 //! 2. BibTeX files, through the `biblatex` parser, entry by entry so that one broken
 //!    entry costs only itself ([`bibtex`]);
-//! 3. CrossRef, for DOIs only, and only when the crate is built with the `web` feature
-//!    *and* the resolver was built with `web: true` ([`ResolverConfig`]).
+//! 3. the web (CrossRef), for DOIs only, and only when the resolver was built with
+//!    `web: true` *and* the caller supplied a [`WebLookup`] ([`ResolverConfig`]). This
+//!    crate has no network code: the CrossRef reader lives in `attest-crossref`, which
+//!    only the programs that may go online link.
 //!
 //! The [`Resolver`] loads the local sources once, when it is built; lookups and searches
 //! are then answered from memory. [`check::uncited`] is the claim lint (a `cite=` key no
@@ -26,10 +28,8 @@ mod reference;
 mod resolver;
 pub mod scan;
 pub mod tools;
-#[cfg(feature = "web")]
-pub mod web;
 pub mod zotero;
 
 pub use check::{Uncited, uncited};
-pub use reference::{Reference, Source};
-pub use resolver::{Resolver, ResolverConfig, SourceInfo, Sources};
+pub use reference::{Reference, Source, find_year, normalize_doi};
+pub use resolver::{Resolver, ResolverConfig, SourceInfo, Sources, WebLookup};

@@ -11,9 +11,23 @@ use crate::bibtex;
 use crate::reference::{Reference, Source, arxiv_of_key, normalize_doi};
 use crate::zotero;
 
+/// A lookup on the web, for DOIs no local source has: supplied by the program that
+/// links one (CrossRef, in the `attest-crossref` crate), never built here. This crate
+/// has no network code; a [`Resolver`] reaches the network only through this trait, and
+/// only when its config asks for the web *and* carries one.
+pub trait WebLookup: Send + Sync {
+    /// How `cite.sources` lists it (`network: true`, and anything that limits it, such
+    /// as a missing cache directory, in `problems`).
+    fn info(&self) -> SourceInfo;
+    /// The record `key` names, if it is a DOI the service knows. Only a key shaped like a
+    /// DOI may be sent: a citation key is the researcher's own label. Any failure (no
+    /// network, a timeout, a 404, an answer of the wrong shape) is `None`. May block.
+    fn lookup(&self, key: &str) -> Option<Reference>;
+}
+
 /// How to build a [`Resolver`]. The web setting is read once, here: a resolver built
 /// with `web: false` never reaches the network, whatever is asked of it later.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ResolverConfig {
     /// `.bib` files, or directories searched (recursively, hidden folders skipped) for
     /// them. A path that does not exist is reported in [`Resolver::sources`], not fatal.
@@ -23,14 +37,15 @@ pub struct ResolverConfig {
     pub zotero: Option<PathBuf>,
     /// Whether to look for Zotero's default library when no path is given.
     pub find_zotero: bool,
-    /// Look DOIs up on CrossRef. Off by default; has no effect in a build without the
-    /// `web` feature (which is then reported in [`Resolver::sources`]).
+    /// Look DOIs up on the web (CrossRef). Off by default; has no effect unless
+    /// `web_lookup` is set too (a program without one says so in [`Resolver::sources`]).
     pub web: bool,
-    /// Where CrossRef answers are cached, one JSON file per DOI. No cache when `None`.
+    /// The web lookup to use when `web` is set, supplied by a program that links one
+    /// (`attest_crossref::enable`). `None` in every program without network code.
+    pub web_lookup: Option<Arc<dyn WebLookup>>,
+    /// Where web answers are cached, one JSON file per DOI (used by the web lookup the
+    /// caller supplies). No cache when `None`.
     pub cache_dir: Option<PathBuf>,
-    /// The CrossRef API base (default `https://api.crossref.org`); tests point it at a
-    /// loopback server.
-    pub crossref_base: Option<String>,
     /// Paths inside this directory are shown relative to it (the research root).
     pub base: Option<PathBuf>,
 }
@@ -42,10 +57,24 @@ impl Default for ResolverConfig {
             zotero: None,
             find_zotero: true,
             web: false,
+            web_lookup: None,
             cache_dir: None,
-            crossref_base: None,
             base: None,
         }
+    }
+}
+
+impl std::fmt::Debug for ResolverConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResolverConfig")
+            .field("bib_paths", &self.bib_paths)
+            .field("zotero", &self.zotero)
+            .field("find_zotero", &self.find_zotero)
+            .field("web", &self.web)
+            .field("web_lookup", &self.web_lookup.as_ref().map(|w| w.info().name))
+            .field("cache_dir", &self.cache_dir)
+            .field("base", &self.base)
+            .finish()
     }
 }
 
@@ -141,7 +170,7 @@ impl Sources {
     pub fn online(&self) -> bool {
         match (self.cell.get(), &self.config) {
             (Some(r), _) => r.online(),
-            (None, Some(c)) => c.web && cfg!(feature = "web"),
+            (None, Some(c)) => c.web && c.web_lookup.is_some(),
             (None, None) => false,
         }
     }
@@ -151,8 +180,7 @@ impl Sources {
 pub struct Resolver {
     readers: Vec<Reader>,
     notes: Vec<SourceInfo>,
-    #[cfg(feature = "web")]
-    web: Option<crate::web::Crossref>,
+    web: Option<Arc<dyn WebLookup>>,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -194,12 +222,7 @@ fn bib_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 impl Resolver {
     /// A resolver with no sources: every lookup misses.
     pub fn empty() -> Resolver {
-        Resolver {
-            readers: Vec::new(),
-            notes: Vec::new(),
-            #[cfg(feature = "web")]
-            web: None,
-        }
+        Resolver { readers: Vec::new(), notes: Vec::new(), web: None }
     }
 
     /// A resolver over records already in memory (for tests and embedding), as one
@@ -210,7 +233,7 @@ impl Resolver {
     }
 
     /// Load every configured source: Zotero first, then the `.bib` files in the order
-    /// given, then (only when enabled and built in) CrossRef. Never fails: a source that
+    /// given, then (only when enabled and supplied) the web lookup. Never fails: a source that
     /// cannot be read holds no records and says why in [`Resolver::sources`].
     pub async fn build(config: &ResolverConfig) -> Resolver {
         let base = config.base.as_deref();
@@ -281,18 +304,16 @@ impl Resolver {
         }
 
         if config.web {
-            #[cfg(feature = "web")]
-            {
-                r.web = Some(crate::web::Crossref::new(config.crossref_base.clone(), config.cache_dir.clone()));
+            match &config.web_lookup {
+                Some(web) => r.web = Some(Arc::clone(web)),
+                None => r.notes.push(SourceInfo {
+                    name: "crossref".into(),
+                    kind: Source::Web,
+                    network: false,
+                    records: 0,
+                    problems: vec!["web lookups were asked for, but this program has no network code (CrossRef is linked only into attest-knowledge and the attest CLI); nothing is looked up online".into()],
+                }),
             }
-            #[cfg(not(feature = "web"))]
-            r.notes.push(SourceInfo {
-                name: "crossref".into(),
-                kind: Source::Web,
-                network: false,
-                records: 0,
-                problems: vec!["web lookups were asked for, but this build has no network code (the `web` feature is off); nothing is looked up online".into()],
-            });
         }
         r
     }
@@ -320,11 +341,7 @@ impl Resolver {
         if let Some(r) = self.lookup_local(key) {
             return Some(r);
         }
-        #[cfg(feature = "web")]
-        if let Some(web) = &self.web {
-            return web.lookup(key);
-        }
-        None
+        self.web.as_ref().and_then(|web| web.lookup(key))
     }
 
     /// [`Resolver::lookup`] over the sources on disk only, never the network.
@@ -343,11 +360,7 @@ impl Resolver {
 
     /// Whether a lookup may reach the network.
     pub fn online(&self) -> bool {
-        #[cfg(feature = "web")]
-        if self.web.is_some() {
-            return true;
-        }
-        false
+        self.web.is_some()
     }
 
     /// The sources consulted, for messages: `refs/main.bib, ~/Zotero/zotero.sqlite`, or
@@ -363,10 +376,7 @@ impl Resolver {
     pub fn sources(&self) -> Vec<SourceInfo> {
         let mut out: Vec<SourceInfo> = self.readers.iter().map(|r| r.info.clone()).collect();
         out.extend(self.notes.iter().cloned());
-        #[cfg(feature = "web")]
-        if let Some(w) = &self.web {
-            out.push(w.info());
-        }
+        out.extend(self.web.iter().map(|w| w.info()));
         out
     }
 

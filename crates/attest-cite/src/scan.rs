@@ -178,8 +178,10 @@ fn truthy(v: &str) -> bool {
 ///   under the research root (when one is set).
 /// - `ATTEST_ZOTERO`: a `zotero.sqlite` to read; `off` (or `0`, `none`) reads none;
 ///   default: `~/Zotero/zotero.sqlite` when it exists.
-/// - `ATTEST_CITATION_WEB=1`: look DOIs up on CrossRef (off by default; needs a build
-///   with the `web` feature). `ATTEST_CITATION_CACHE`: where CrossRef answers are cached.
+/// - `ATTEST_CITATION_WEB=1`: look DOIs up on CrossRef (off by default; takes effect only
+///   in a program that supplies a web lookup, see `attest_crossref::enable`, which sets
+///   [`ResolverConfig::web_lookup`]). `ATTEST_CITATION_CACHE`: where CrossRef answers are
+///   cached.
 pub fn resolver_config(get: impl Fn(&str) -> Option<String>, root: Option<&Path>) -> ResolverConfig {
     let get = |k: &str| get(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
     let bib_paths = match get("ATTEST_BIB") {
@@ -196,8 +198,8 @@ pub fn resolver_config(get: impl Fn(&str) -> Option<String>, root: Option<&Path>
         zotero,
         find_zotero,
         web: get("ATTEST_CITATION_WEB").is_some_and(|v| truthy(&v)),
+        web_lookup: None,
         cache_dir: get("ATTEST_CITATION_CACHE").map(PathBuf::from),
-        crossref_base: None,
         base: root.map(Path::to_path_buf),
     }
 }
@@ -299,6 +301,11 @@ pub async fn check(resolver: &Resolver, root: Option<&Path>, args: CheckArgs) ->
             clip(&found.skipped.join("; "), 400)
         ));
     }
+    // Web lookups asked for in a program that links none (attest-provenance): say that
+    // keys were checked against the sources on disk only.
+    caveats.extend(
+        resolver.sources().into_iter().filter(|s| s.kind == crate::Source::Web && !s.network).flat_map(|s| s.problems),
+    );
     Ok(a.with_caveats(caveats))
 }
 
@@ -396,5 +403,17 @@ mod tests {
         assert!(!out.ok && out.answer.contains("outside"), "{}", out.answer);
         let none = check(&r, None, CheckArgs { path: Some("draft.md".into()) }).await.unwrap();
         assert!(!none.ok && none.answer.contains("RESEARCH_ROOT"));
+        assert!(a.caveat.is_none(), "{:?}", a.caveat);
+
+        // Web lookups asked for, none supplied (as in attest-provenance): a caveat says so.
+        let env = |k: &str| match k {
+            "ATTEST_ZOTERO" => Some("off".to_string()),
+            "ATTEST_CITATION_WEB" => Some("1".to_string()),
+            _ => None,
+        };
+        let r = Resolver::build(&resolver_config(env, Some(d.path()))).await;
+        let a = check(&r, Some(d.path()), CheckArgs { path: Some("draft.md".into()) }).await.unwrap();
+        assert_eq!(a.data.unwrap().n_uncited, 1);
+        assert!(a.caveat.as_deref().is_some_and(|c| c.contains("no network code")), "{:?}", a.caveat);
     }
 }

@@ -180,17 +180,16 @@ async fn tools_answer_in_one_line_and_refuse_with_what_to_do() {
     }
 }
 
-/// Built without the `web` feature, a resolver asked for web lookups still never
-/// reaches the network: it says so in its sources, and a DOI nobody has on disk misses.
-#[cfg(not(feature = "web"))]
+/// Without a web lookup supplied by the program, a resolver asked for web lookups still
+/// never reaches the network: it says so in its sources, and a DOI nobody has on disk
+/// misses. (This crate has no network code; the listener proves nothing was attempted.)
 #[tokio::test]
-async fn the_default_build_never_goes_online_even_when_asked() {
+async fn without_a_web_lookup_nothing_goes_online_even_when_asked() {
     use std::io::Read;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let config =
-        ResolverConfig { web: true, find_zotero: false, crossref_base: Some(base), ..ResolverConfig::default() };
+    let config = ResolverConfig { web: true, find_zotero: false, ..ResolverConfig::default() };
+    assert!(!attest_cite::Sources::lazy(config.clone()).online());
     let r = Resolver::build(&config).await;
     assert!(!r.online());
     assert!(r.lookup("10.1000/never.fetched").is_none());
@@ -210,4 +209,66 @@ async fn the_default_build_never_goes_online_even_when_asked() {
         }
         Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock),
     }
+}
+
+/// A web lookup the caller supplies, counting what it was asked; it knows one DOI.
+struct FakeWeb(std::sync::Mutex<Vec<String>>);
+
+impl attest_cite::WebLookup for FakeWeb {
+    fn info(&self) -> attest_cite::SourceInfo {
+        attest_cite::SourceInfo {
+            name: "fake web".into(),
+            kind: Source::Web,
+            network: true,
+            records: 0,
+            problems: Vec::new(),
+        }
+    }
+    fn lookup(&self, key: &str) -> Option<attest_cite::Reference> {
+        self.0.lock().unwrap().push(key.to_string());
+        (attest_cite::normalize_doi(key)? == "10.1000/web.only").then(|| attest_cite::Reference {
+            key: "10.1000/web.only".into(),
+            title: "Only on the web".into(),
+            authors: Vec::new(),
+            year: Some(2020),
+            doi: Some("10.1000/web.only".into()),
+            arxiv_id: None,
+            url: None,
+            source: Source::Web,
+            fetched_at: Some("2020-01-01".into()),
+            origin: "fake".into(),
+        })
+    }
+}
+
+/// A supplied web lookup is asked after the local sources miss, only when the config
+/// asks for the web; search and sources never call it.
+#[tokio::test]
+async fn a_supplied_web_lookup_is_asked_last_and_only_when_enabled() {
+    let web = Arc::new(FakeWeb(Default::default()));
+    let dir = tempfile::tempdir().unwrap();
+    let bib = dir.path().join("refs.bib");
+    std::fs::write(&bib, "@article{local2019, title={On disk}, doi={10.1000/local}}\n").unwrap();
+    let config = ResolverConfig {
+        web: true,
+        web_lookup: Some(web.clone()),
+        find_zotero: false,
+        bib_paths: vec![bib],
+        ..ResolverConfig::default()
+    };
+    assert!(attest_cite::Sources::lazy(config.clone()).online());
+    let r = Resolver::build(&config).await;
+    assert!(r.online());
+    assert!(r.sources().iter().any(|s| s.network && s.name == "fake web"));
+    assert_eq!(r.lookup("10.1000/local").unwrap().source, Source::Bibtex);
+    assert_eq!(r.lookup("https://doi.org/10.1000/web.only").unwrap().source, Source::Web);
+    assert!(r.lookup("10.1000/nowhere").is_none());
+    assert_eq!(r.search("web only 10.1000/web.only", 5).references.len(), 0);
+    assert_eq!(web.0.lock().unwrap().as_slice(), ["https://doi.org/10.1000/web.only", "10.1000/nowhere"]);
+
+    // The same lookup, web not asked for: never called.
+    let off = Resolver::build(&ResolverConfig { web: false, ..config }).await;
+    assert!(!off.online() && off.lookup("10.1000/web.only").is_none());
+    assert!(off.sources().iter().all(|s| !s.network));
+    assert_eq!(web.0.lock().unwrap().len(), 2);
 }

@@ -16,6 +16,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::answer::Answer;
+use crate::ask::Route;
+use crate::stop::Stop;
 use crate::surface::Surface;
 use crate::{MAX_RESPONSE_CHARS, text};
 
@@ -109,6 +111,50 @@ pub struct Tool {
     /// JSON Schema of its [`Answer`], success and failure alike.
     pub output_schema: Arc<JsonObject>,
     handler: Handler,
+    ask: Option<AskSpec>,
+}
+
+/// What makes a tool a surface's `<ns>.ask`: its router and what passes through.
+#[derive(Clone)]
+struct AskSpec {
+    router: &'static dyn Route,
+    pass: &'static [&'static str],
+    parse: fn(JsonObject) -> Result<AskRequest, String>,
+}
+
+/// One `<ns>.ask` call, read.
+struct AskRequest {
+    question: String,
+    tool: Option<Value>,
+    args: Option<Value>,
+    given: JsonObject,
+}
+
+/// The arguments of every `<ns>.ask`; `C` adds the surface's own context.
+#[derive(Debug, Clone, serde::Deserialize, Serialize, JsonSchema)]
+pub struct AskArgs<C> {
+    /// The question, in the user's own words.
+    #[serde(default)]
+    pub question: String,
+    /// Run this tool of the surface directly instead of routing the question (a name
+    /// from `<ns>.tools`).
+    #[serde(default)]
+    pub tool: Option<Value>,
+    /// The arguments for `tool`, as an object.
+    #[serde(default)]
+    pub args: Option<Value>,
+    /// The surface's own context.
+    #[serde(flatten)]
+    pub context: C,
+}
+
+/// Read typed arguments, saying which argument was wrong and how.
+fn read_args<I: DeserializeOwned>(args: JsonObject) -> Result<I, String> {
+    serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = text::clip(&e.into_inner().to_string(), 200);
+        if path == "." || path.is_empty() { format!("its arguments: {inner}") } else { format!("`{path}`: {inner}") }
+    })
 }
 
 impl std::fmt::Debug for Tool {
@@ -131,14 +177,17 @@ fn schema_object<T: JsonSchema>() -> JsonObject {
 impl Tool {
     /// Build a tool from an async function over typed arguments.
     ///
+    /// The function returns `Result<Answer<O>, E>` with `E` a [`Stop`] (or a [`Fault`]):
+    /// a refusal leaves through `?` and is sent as the `ok: false` answer it carries.
     /// Arguments that do not deserialize become an `ok: false` answer naming the
-    /// problem and the expected parameters; they never reach `f`.
-    pub fn new<I, O, F, Fut>(spec: ToolSpec, f: F) -> Tool
+    /// argument, the problem and the expected parameters; they never reach `f`.
+    pub fn new<I, O, E, F, Fut>(spec: ToolSpec, f: F) -> Tool
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
         O: Serialize + JsonSchema + 'static,
+        E: Into<Stop> + 'static,
         F: Fn(I) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Answer<O>, Fault>> + Send + 'static,
+        Fut: Future<Output = Result<Answer<O>, E>> + Send + 'static,
     {
         let input_schema = Arc::new(schema_object::<I>());
         let output_schema = Arc::new(schema_object::<Answer<O>>());
@@ -149,27 +198,56 @@ impl Tool {
             let f = Arc::clone(&f);
             let params = Arc::clone(&params);
             Box::pin(async move {
-                let input: I = match serde_json::from_value(Value::Object(args)) {
+                let input: I = match read_args(args) {
                     Ok(i) => i,
-                    Err(e) => {
-                        return Ok(Answer::refuse(format!(
-                            "{name} could not read its arguments: {}. It takes {}.",
-                            text::clip(&e.to_string(), 200),
-                            params
-                        ))
-                        .used(name));
+                    Err(problem) => {
+                        return Ok(
+                            Answer::refuse(format!("{name} could not read {problem}. It takes {params}.")).used(name)
+                        );
                     }
                 };
-                let answer = f(input).await?;
-                let mut answer = answer.into_value();
-                // A question back names no tool: nothing was run.
-                if answer.tool_used.is_none() && answer.options.is_empty() {
+                let mut answer = match f(input).await.map_err(Into::into) {
+                    Ok(answer) => answer.into_value(),
+                    Err(Stop::Refused(answer)) => *answer,
+                    Err(Stop::Fault(fault)) => return Err(fault),
+                };
+                // A question back names no tool (nothing was run); an answer does.
+                if answer.tool_used.is_none() && (answer.ok || answer.options.is_empty()) {
                     answer.tool_used = Some(name.to_string());
                 }
                 Ok(answer)
             }) as Reply
         });
-        Tool { spec, input_schema, output_schema, handler }
+        Tool { spec, input_schema, output_schema, handler, ask: None }
+    }
+
+    /// The `<ns>.ask` entry of a surface: a question in the user's words, routed by
+    /// `router` to one tool of the same catalogue and answered by it (see
+    /// [`Catalogue::call`]). `C` is the surface's own context: arguments the router may
+    /// read (sym's `expr`) and, for the keys named in `pass`, arguments handed to
+    /// whichever tool the question reaches when that tool takes them (feed's `user`).
+    pub fn ask<C>(spec: ToolSpec, router: &'static dyn Route, pass: &'static [&'static str]) -> Tool
+    where
+        C: DeserializeOwned + Serialize + JsonSchema + Send + 'static,
+    {
+        let input_schema = Arc::new(schema_object::<AskArgs<C>>());
+        let output_schema = Arc::new(schema_object::<Answer<Value>>());
+        let name = spec.name;
+        let handler: Handler = Arc::new(move |_| {
+            Box::pin(async move {
+                Ok(Answer::refuse(format!("{name} answers only through its catalogue, which routes the question."))
+                    .used(name))
+            }) as Reply
+        });
+        let parse: fn(JsonObject) -> Result<AskRequest, String> = |args| {
+            let a: AskArgs<C> = read_args(args)?;
+            let given = match serde_json::to_value(&a.context) {
+                Ok(Value::Object(m)) => m.into_iter().filter(|(_, v)| !v.is_null()).collect(),
+                _ => JsonObject::new(),
+            };
+            Ok(AskRequest { question: a.question, tool: a.tool, args: a.args, given })
+        };
+        Tool { spec, input_schema, output_schema, handler, ask: Some(AskSpec { router, pass, parse }) }
     }
 
     /// The tool's name.
@@ -232,8 +310,16 @@ fn describe_params(schema: &JsonObject) -> String {
     if ps.is_empty() {
         return "no arguments".into();
     }
+    let props = schema.get("properties").and_then(Value::as_object);
     ps.iter()
-        .map(|p| format!("{}{} ({})", p.name, if p.required { "" } else { "?" }, p.kind))
+        .map(|p| {
+            let prop = props.and_then(|m| m.get(&p.name));
+            let range = match (prop.and_then(|v| v.get("minimum")), prop.and_then(|v| v.get("maximum"))) {
+                (Some(lo), Some(hi)) => format!(" {lo} to {hi}"),
+                _ => String::new(),
+            };
+            format!("{}{} ({}{range})", p.name, if p.required { "" } else { "?" }, p.kind)
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -348,24 +434,56 @@ impl Catalogue {
 
     /// Call a tool by name.
     ///
-    /// An unknown name is an `ok: false` answer listing what exists. A `<ns>.ask` call
-    /// that names a `tool` (with optional `args`) runs that tool directly, provided it
-    /// is in this catalogue: this is how an agent reaches a specific tool in the same
-    /// turn it learned of it. Every answer is held to [`MAX_RESPONSE_CHARS`].
-    pub async fn call(&self, name: &str, mut args: JsonObject) -> Result<Answer<Value>, Fault> {
+    /// An unknown name is an `ok: false` answer listing what exists. A surface's
+    /// `<ns>.ask` ([`Tool::ask`]) is one pipeline, the same on every surface: with a
+    /// `tool` (and optional `args`) it runs that tool directly, provided it is in this
+    /// catalogue (how an agent reaches a tool in the same turn it learned of it);
+    /// otherwise its router decides, and the decision is final: a question back is
+    /// answered as one, a tool is called by name with the arguments the question
+    /// stated plus the surface's pass-through context. Every answer is held to
+    /// [`MAX_RESPONSE_CHARS`].
+    pub async fn call(&self, name: &str, args: JsonObject) -> Result<Answer<Value>, Fault> {
         let Some(tool) = self.get(name) else {
             return Ok(Answer::refuse(format!(
-                "there is no tool '{name}' here. Tools available: {}.",
+                "there is no tool '{}' here. Tools available: {}.",
+                text::clip(name, 80),
                 self.names().join(", ")
             )));
         };
-        if name.ends_with(".ask")
-            && let Some(target) = args.remove("tool").filter(|v| !v.is_null())
-        {
-            return self.direct(name, target, args.remove("args")).await;
+        let Some(ask) = &tool.ask else {
+            return Ok(fit(tool.call(args).await?));
+        };
+        let req = match (ask.parse)(args) {
+            Ok(r) => r,
+            Err(problem) => {
+                let params = describe_params(&tool.input_schema);
+                return Ok(Answer::refuse(format!("{name} could not read {problem}. It takes {params}.")).used(name));
+            }
+        };
+        if let Some(target) = req.tool.filter(|v| !v.is_null()) {
+            return self.direct(name, target, req.args).await;
         }
-        let answer = tool.call(args).await?;
-        Ok(fit(answer))
+        let decision = ask.router.route(&req.question, &req.given);
+        let Some(target) = decision.tool else {
+            return Ok(fit(Answer::ask_back(decision.answer, decision.options)));
+        };
+        let Some(tool) = self.get(&target) else {
+            // A rule naming a tool this catalogue lacks: a wiring bug, answered plainly.
+            return Ok(Answer::refuse(format!(
+                "{name} chose {target}, which this server does not serve. Tools available: {}.",
+                self.names().join(", ")
+            )));
+        };
+        let mut args = decision.args;
+        let takes = params_of(&tool.input_schema);
+        for key in ask.pass {
+            if let Some(v) = req.given.get(*key)
+                && takes.iter().any(|p| p.name == *key)
+            {
+                args.insert(key.to_string(), v.clone());
+            }
+        }
+        Ok(fit(tool.call(args).await?))
     }
 
     async fn direct(&self, ask: &str, target: Value, args: Option<Value>) -> Result<Answer<Value>, Fault> {
@@ -379,8 +497,15 @@ impl Catalogue {
         let target = if target.contains('.') { target.to_string() } else { target.replacen('_', ".", 1) };
         let target = target.as_str();
         if !callable.contains(&target) {
+            let owner = match Surface::owner_of(target) {
+                Some(s) if s.namespace != ask.split('.').next().unwrap_or("") => {
+                    format!(" It belongs to the {} surface ({}): ask there.", s.name, s.binary)
+                }
+                _ => String::new(),
+            };
             return Ok(Answer::refuse(format!(
-                "{ask} cannot run '{target}': it is not a tool of this surface. Tools it can run: {}.",
+                "{ask} cannot run '{}': it is not a tool of this surface.{owner} Tools it can run: {}.",
+                text::clip(target, 80),
                 callable.join(", ")
             ))
             .with_options(callable.iter().map(|s| s.to_string()).collect()));
@@ -394,7 +519,9 @@ impl Catalogue {
                 )));
             }
         };
-        let tool = self.get(target).expect("checked above");
+        let Some(tool) = self.get(target) else {
+            return Ok(Answer::refuse(format!("{ask} cannot run '{target}' here.")));
+        };
         Ok(fit(tool.call(args).await?))
     }
 }
@@ -463,21 +590,70 @@ mod tests {
     fn echo() -> Tool {
         Tool::new(
             ToolSpec { name: "t.echo", title: "Echo", description: "Echo a word.", hints: Hints::READ },
-            |a: EchoArgs| async move { Ok(Answer::ok(a.word.repeat(a.times.unwrap_or(1) as usize), ())) },
+            |a: EchoArgs| async move {
+                if a.word == "no" {
+                    return Err(Stop::refuse("echo refuses 'no'").with_options(["t.big"]));
+                }
+                Ok::<_, Stop>(Answer::ok(a.word.repeat(a.times.unwrap_or(1) as usize), ()))
+            },
         )
     }
 
     fn big() -> Tool {
         Tool::new(
             ToolSpec { name: "t.big", title: "Big", description: "Too big.", hints: Hints::READ },
-            |_: NoArgs| async move { Ok(Answer::ok("lots", "x".repeat(10_000))) },
+            |_: NoArgs| async move { Ok::<_, Fault>(Answer::ok("lots", "x".repeat(10_000))) },
         )
     }
 
+    /// A router for the test catalogue: "echo WORD" echoes, "big" is big.
+    struct Words(crate::route::Question);
+
+    impl crate::ask::Facts for Words {
+        fn read(question: &str, given: &JsonObject) -> Words {
+            let extra = given.get("hint").and_then(Value::as_str).unwrap_or("");
+            Words(crate::route::Question::new(&format!("{question} {extra}")))
+        }
+        fn words(&self) -> &crate::route::Question {
+            &self.0
+        }
+    }
+
+    fn word_after_echo(a: &crate::ask::Asked<'_, Words>) -> Result<JsonObject, crate::Decision> {
+        let i = a.q.find("echo").unwrap_or(0);
+        match a.q.words.get(i + 1) {
+            Some(w) => Ok([("word".to_string(), Value::String(w.text.clone()))].into_iter().collect()),
+            None => Err(crate::Decision::ask_back("Echo what?", &["t.echo", "t.big"])),
+        }
+    }
+
+    static ROUTER: crate::ask::Router<Words> = crate::ask::Router {
+        surface: "t",
+        rules: &[
+            crate::ask::Rule::new("t.echo", &["echo"]).args(word_after_echo),
+            crate::ask::Rule::new("t.big", &["big"]),
+        ],
+        empty: "Ask something.",
+        unclear: "Echo or big?",
+        options: &["t.echo", "t.big"],
+        decline_note: "",
+    };
+
+    #[derive(Deserialize, Serialize, JsonSchema)]
+    struct Ctx {
+        /// Read by the router.
+        #[serde(default)]
+        hint: Option<String>,
+        /// Passed through to tools that take it.
+        #[serde(default)]
+        times: Option<u32>,
+    }
+
     fn ask() -> Tool {
-        Tool::new(
+        Tool::ask::<Ctx>(
             ToolSpec { name: "t.ask", title: "Ask", description: "Ask.", hints: Hints::READ },
-            |_: NoArgs| async move { Ok(Answer::<()>::ask_back("which?", vec!["t.echo".into()])) },
+            &ROUTER,
+            &["times"],
         )
     }
 
@@ -509,6 +685,7 @@ mod tests {
     fn bad_arguments_are_a_refusal_naming_the_parameters() {
         let a = block(cat().call("t.echo", obj(serde_json::json!({"times": "x"})))).unwrap();
         assert!(!a.ok);
+        assert!(a.answer.starts_with("t.echo could not read `times`:"), "{}", a.answer);
         assert!(a.answer.contains("word (string)"), "{}", a.answer);
         assert!(a.answer.contains("times?"), "{}", a.answer);
         assert_eq!(a.tool_used.as_deref(), Some("t.echo"));
@@ -536,6 +713,40 @@ mod tests {
         assert!(u.ok, "underscore spelling is accepted");
         let d = block(c.call("t.ask", obj(serde_json::json!({"tool": "t.echo_twice"})))).unwrap();
         assert!(d.answer.contains("'t.echo_twice'"), "a dotted name keeps its underscores: {}", d.answer);
+    }
+
+    #[test]
+    fn ask_routes_then_calls_the_tool_by_name_with_the_context_that_passes() {
+        let c = cat();
+        let a = block(c.call("t.ask", obj(serde_json::json!({"question": "echo hi", "times": 3})))).unwrap();
+        assert_eq!((a.ok, a.answer.as_str(), a.tool_used.as_deref()), (true, "hihihi", Some("t.echo")));
+        // The router reads `hint` (not passed on: t.echo does not take it).
+        let h = block(c.call("t.ask", obj(serde_json::json!({"question": "please", "hint": "echo yo"})))).unwrap();
+        assert_eq!(h.answer, "yo");
+        let back = block(c.call("t.ask", obj(serde_json::json!({"question": "echo"})))).unwrap();
+        assert_eq!((back.ok, back.answer.as_str(), back.tool_used), (false, "Echo what?", None));
+        assert_eq!(back.options, ["t.echo", "t.big"]);
+        let unclear = block(c.call("t.ask", obj(serde_json::json!({"question": "hmm"})))).unwrap();
+        assert_eq!(unclear.answer, "Echo or big?");
+        let bad = block(c.call("t.ask", obj(serde_json::json!({"question": 3})))).unwrap();
+        assert!(bad.answer.starts_with("t.ask could not read `question`:"), "{}", bad.answer);
+    }
+
+    #[test]
+    fn a_refusal_leaves_through_the_question_mark() {
+        let a = block(cat().call("t.echo", obj(serde_json::json!({"word": "no"})))).unwrap();
+        assert_eq!((a.ok, a.answer.as_str()), (false, "echo refuses 'no'"));
+        assert_eq!(a.options, ["t.big"]);
+        assert_eq!(a.data, None);
+    }
+
+    #[test]
+    fn echoed_names_are_clipped() {
+        let long = "x".repeat(1_000_000);
+        let a = block(cat().call(&long, JsonObject::new())).unwrap();
+        assert!(serde_json::to_string(&a).unwrap().len() < 1_000, "{}", a.answer.len());
+        let b = block(cat().call("t.ask", obj(serde_json::json!({"tool": long})))).unwrap();
+        assert!(serde_json::to_string(&b).unwrap().len() < MAX_RESPONSE_CHARS);
     }
 
     #[test]

@@ -7,16 +7,19 @@
 //! anything else.
 
 pub mod answer;
+pub mod ask;
 pub mod catalogue;
 pub mod config;
 pub mod route;
+pub mod stop;
 pub mod surface;
 pub mod text;
 
 pub use answer::{Answer, Ref};
-pub use catalogue::{Catalogue, Fault, Hints, NoArgs, Tool, ToolSpec};
+pub use catalogue::{AskArgs, Catalogue, Fault, Hints, NoArgs, Tool, ToolSpec};
 pub use config::{Config, ConfigError, ConfigInputs, ToolNames};
 pub use route::Decision;
+pub use stop::{Bounded, Outcome, Stop};
 pub use surface::{SURFACES, Surface};
 
 /// Hard ceiling on one serialized tool result, in characters. Hermes Agent and other

@@ -1,9 +1,9 @@
-//! Building blocks for the `<ns>.ask` routers.
-//!
-//! A router is a pure function from a question to a [`Decision`]: no model, no
-//! database, no clock. Its rules are data (an ordered table of [`Rule`]s), matched on
-//! whole words and phrases, never on substrings: "antiderivative" does not contain the
-//! word "derivative", and "kdsweep" does not contain the word "sweep".
+//! Building blocks for the `<ns>.ask` routers: the [`Decision`] a router makes, the
+//! [`Question`] its rules match (whole words and phrases, never substrings:
+//! "antiderivative" does not contain the word "derivative", and "kdsweep" does not
+//! contain the word "sweep"), and [`ELSEWHERE`], the markers of each surface's
+//! questions that every router declines by name. The pipeline that puts them together
+//! is [`crate::ask`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -146,24 +146,19 @@ impl Question {
     }
 }
 
-/// One routing rule: if any phrase occurs, route to `tool`.
+/// Phrases that mark a question as another surface's, and the tool there that answers it.
 #[derive(Debug, Clone, Copy)]
-pub struct Rule {
-    /// The tool it routes to.
+pub struct Marker {
+    /// The tool that answers such questions.
     pub tool: &'static str,
-    /// Phrases that claim the question, matched on word boundaries.
+    /// Phrases that mark them, matched on word boundaries.
     pub phrases: &'static [&'static str],
-}
-
-/// The first rule (in table order) with a phrase in the question, and that phrase.
-pub fn first_match<'r>(rules: &'r [Rule], q: &Question) -> Option<(&'r Rule, &'static str)> {
-    rules.iter().find_map(|r| q.any(r.phrases).map(|p| (r, p)))
 }
 
 /// Phrases that mark a question as belonging to a surface, so that any router can
 /// decline it by name instead of guessing. One place, shared by every router.
-pub const ELSEWHERE: &[Rule] = &[
-    Rule {
+pub const ELSEWHERE: &[Marker] = &[
+    Marker {
         tool: "runs.claims_check",
         phrases: &[
             "my draft",
@@ -176,11 +171,11 @@ pub const ELSEWHERE: &[Rule] = &[
             "claims in my",
         ],
     },
-    Rule {
+    Marker {
         tool: "runs.compare",
         phrases: &["which arm", "my sweep", "the sweep", "best arm", "my ablation", "the ablation", "which run won"],
     },
-    Rule {
+    Marker {
         tool: "feed.list",
         phrases: &[
             "should i read",
@@ -193,8 +188,8 @@ pub const ELSEWHERE: &[Rule] = &[
             "papers today",
         ],
     },
-    Rule { tool: "feed.search", phrases: &["did i read about", "have i read about", "i read about"] },
-    Rule {
+    Marker { tool: "feed.search", phrases: &["did i read about", "have i read about", "i read about"] },
+    Marker {
         tool: "kg.path",
         phrases: &[
             "connect to",
@@ -205,21 +200,23 @@ pub const ELSEWHERE: &[Rule] = &[
             "knowledge graph",
         ],
     },
-    Rule { tool: "kg.communities", phrases: &["research areas", "main areas", "my topics"] },
-    Rule {
+    Marker { tool: "kg.communities", phrases: &["research areas", "main areas", "my topics"] },
+    Marker {
         tool: "sym.verify",
         phrases: &["derivation", "identity", "this equation", "this formula", "this integral", "this derivative"],
     },
-    Rule { tool: "sym.simplify", phrases: &["simplify", "factorise", "factorize"] },
+    Marker { tool: "sym.simplify", phrases: &["simplify", "factorise", "factorize"] },
 ];
 
 /// If the question carries another surface's marker, decline it naming that surface.
-/// Markers of `own_namespace` are skipped.
-pub fn elsewhere(q: &Question, own_namespace: &str) -> Option<Decision> {
+/// `surface` is this surface's name or namespace: markers of tools it serves itself
+/// (the knowledge surface serves `feed.search`) are skipped.
+pub fn elsewhere(q: &Question, surface: &str) -> Option<Decision> {
+    let own = Surface::find(surface);
     ELSEWHERE
         .iter()
-        .filter(|r| !r.tool.starts_with(&format!("{own_namespace}.")))
-        .find(|r| r.phrases.iter().any(|p| !p.contains('*') && q.has(p)))
+        .filter(|r| own.is_none_or(|s| !s.allows(r.tool)) && !r.tool.starts_with(&format!("{surface}.")))
+        .find(|r| r.phrases.iter().any(|p| q.has(p)))
         .map(|r| Decision::elsewhere(r.tool))
 }
 

@@ -301,6 +301,39 @@ pub struct Counts {
     pub clicks: i64,
 }
 
+// ---- rows the concept graph (attest-kg) reads -------------------------------------
+// (Placed before the test module, not after it: clippy's items_after_test_module.)
+
+/// One tag of one item, as stored (`item_tags`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ItemTag {
+    /// The item.
+    pub item_id: i64,
+    /// The tag, as stored (lower case).
+    pub tag: String,
+}
+
+/// How many items the archive holds, and how many of them carry no tag.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ArchiveCounts {
+    /// Items in the archive.
+    pub items: i64,
+    /// Items with no tag at all.
+    pub untagged: i64,
+}
+
+/// An item's title and link, for citing it as evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ItemLink {
+    /// The item's id.
+    pub id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its link.
+    pub url: Option<String>,
+}
+// ---- end of the rows attest-kg reads ------------------------------------------------
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,12 @@
 //! The `feed.ask` router: a question in the reader's words to one feed tool.
 //!
 //! Pure and deterministic: no model, no database, no clock. Rules are data (the
-//! ordered [`RULES`] table and the phrase lists beside it), matched on whole words
-//! through [`attest_core::route::Question`], never on substrings. There is no
-//! catch-all: a question no rule claims gets a question back with the tools to choose
-//! from, and a question that belongs to another surface is declined by name.
+//! ordered [`RULES`] table of [`ROUTER`] and the phrase lists beside it), matched on
+//! whole words through [`attest_core::route::Question`], never on substrings, over the
+//! [`Facts`] a question is read into once. Routing is attest-core's one `<ns>.ask`
+//! pipeline ([`attest_core::ask`]): there is no catch-all (a question no rule claims
+//! gets a question back with the tools to choose from), and a question that belongs to
+//! another surface is declined by name.
 //!
 //! Arguments are read from the question: the subject of a search ("anything new on
 //! retrieval augmented generation?" gives `query: "retrieval augmented generation"`),
@@ -13,537 +15,579 @@
 //! …"), a verdict (`useful: false` for "not relevant"), and the literature sources
 //! named for `feed.research`. The full contract is in `specs/feed-routing.md`.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use attest_core::Decision;
-use attest_core::route::{Question, Rule, elsewhere};
+use attest_core::ask::{Args, Asked, Router, Rule};
+use attest_core::route::Question;
 use regex::Regex;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// Every tool the router can choose.
-pub const TOOLS: &[&str] = &[
-    "feed.list",
-    "feed.search",
-    "feed.read",
-    "feed.rate",
-    "feed.explain",
-    "feed.digest",
-    "feed.persona_create",
-    "feed.persona_update",
-    "feed.persona_status",
-    "feed.persona_reset",
-    "feed.persona_delete",
-    "feed.persona_suggest_interests",
-    "feed.source_add",
-    "feed.source_remove",
-    "feed.source_preview",
-    "feed.source_suggest",
-    "feed.sources",
-    "feed.harvest_engagement",
-    "feed.research",
+/// The routing table, in order: the first rule whose phrase occurs (or that needs
+/// none) and whose condition holds decides, with the arguments its extraction reads
+/// (or a question back when the question lacks one the tool needs). Every condition
+/// and extraction reads the [`Facts`] the question was read into once.
+pub static RULES: &[Rule<Facts>] = &[
+    // A url in the question (and no item id) decides most questions by itself: a feed
+    // to preview, drop or add, or the item at that address to read.
+    Rule::new("feed.source_preview", URL_PREVIEW).when(url_without_item).args(stated),
+    Rule::new("feed.source_remove", URL_REMOVE).when(url_without_item).args(stated),
+    Rule::new("feed.source_add", URL_ADD).when(url_without_item).args(stated),
+    Rule::new("feed.read", URL_READ).when(url_without_item).args(stated),
+    // A bare url, with no verdict or why about the item there, is asked back.
+    Rule::new("feed.source_add", &[]).when(bare_url).args(what_to_do_with_url).because("a url alone"),
+    Rule::new("feed.harvest_engagement", HARVEST).args(for_reader),
+    Rule::new("feed.persona_delete", PERSONA_DELETE).args(persona_named),
+    Rule::new("feed.persona_reset", PERSONA_RESET).args(persona_named),
+    Rule::new("feed.persona_create", PERSONA_CREATE).args(persona_with_interests),
+    Rule::new("feed.persona_update", PERSONA_UPDATE).args(persona_with_interests),
+    Rule::new("feed.persona_suggest_interests", SUGGEST_INTERESTS).args(stated),
+    Rule::new("feed.source_suggest", SOURCE_SUGGEST).args(for_reader),
+    Rule::new("feed.source_remove", SOURCE_REMOVE).args(feed_named),
+    Rule::new("feed.source_preview", SOURCE_PREVIEW).args(stated),
+    Rule::new("feed.source_add", SOURCE_ADD).args(stated),
+    Rule::new("feed.sources", SOURCES).args(stated),
+    // The literature needs a topic; without one the later rules decide.
+    Rule::new("feed.research", RESEARCH).when(has_topic).args(literature),
+    // "why …" is about one item, or about an item's place ("so high", "at the top");
+    // "why does my feed keep …" is about the persona (below).
+    Rule::new("feed.explain", EXPLAIN).when(item_or_placement).args(for_reader),
+    // A verdict word asked as a question about an item ("is this relevant to me?")
+    // asks for a reason, not a verdict, unless it says "mark" or "rate".
+    Rule::new("feed.explain", RATE).when(question_about_item).args(for_reader),
+    Rule::new("feed.rate", RATE).when(item_or_rate_verb).args(verdict),
+    Rule::new("feed.read", READ).when(points_at_item).args(for_reader),
+    // A search lead: an item id reads it, an instruction to track asks how, a subject
+    // is searched; none of these, and the later rules decide.
+    Rule::new("feed.read", SEARCH_LEADS).when(names_item).args(for_reader),
+    Rule::new("feed.search", SEARCH_LEADS).when(subject_or_track).args(search_query),
+    Rule::new("feed.read", DIGEST).when(names_item).args(for_reader),
+    Rule::new("feed.digest", DIGEST).args(for_reader),
+    Rule::new("feed.persona_status", PERSONA_STATUS).args(for_reader),
+    Rule::new("feed.read", LIST).when(names_item).args(for_reader),
+    Rule::new("feed.list", LIST).args(for_reader),
+    // No phrase: an item id (or an item given beside an empty question) is read; an
+    // instruction to track a topic is asked how.
+    Rule::new("feed.read", &[]).when(item_given).args(for_reader).because("an item id"),
+    Rule::new("feed.persona_update", &[]).when(tracks).args(how_to_track).because("an instruction to track"),
 ];
 
-/// The ordered rules; the first whose phrase occurs, and whose condition holds, wins.
-/// Conditions (in [`route`]): `feed.research` and `feed.search` need a subject;
-/// `feed.explain`, `feed.rate` and `feed.read` need the question to point at an item
-/// (an id, a url, or words like "this paper"); `feed.rate` also refuses a question
-/// ("is it useful?") unless it says "mark" or "rate".
-pub const RULES: &[Rule] = &[
-    Rule {
-        tool: "feed.harvest_engagement",
-        phrases: &[
-            "harvest",
-            "engagement",
-            "learn from what i read",
-            "learn from what i've read",
-            "learn from what i opened",
-            "learn from my reading",
-            "count what i read",
-            "count my reading",
-            "use my reading history",
-        ],
-    },
-    Rule {
-        tool: "feed.persona_delete",
-        phrases: &[
-            "delete persona",
-            "delete the persona",
-            "delete my persona",
-            "delete this persona",
-            "delete * persona",
-            "delete reader",
-            "delete the reader",
-            "delete * reader",
-            "delete my profile",
-            "delete the profile",
-            "delete * profile",
-            "remove persona",
-            "remove the persona",
-            "remove * persona",
-            "remove reader",
-            "remove the reader",
-            "drop the persona",
-            "get rid of the persona",
-        ],
-    },
-    Rule {
-        tool: "feed.persona_reset",
-        phrases: &[
-            "reset",
-            "start over",
-            "start from scratch",
-            "forget my ratings",
-            "forget my clicks",
-            "forget * ratings",
-            "forget what i rated",
-            "forget everything i rated",
-            "clear my ratings",
-            "clear my clicks",
-            "clear * ratings",
-            "clear ratings",
-            "wipe my ratings",
-            "wipe * ratings",
-            "erase my ratings",
-        ],
-    },
-    Rule {
-        tool: "feed.persona_create",
-        phrases: &[
-            "create persona",
-            "create a persona",
-            "create a new persona",
-            "create the persona",
-            "create reader",
-            "create a reader",
-            "create a new reader",
-            "create a profile",
-            "new persona",
-            "new reader",
-            "new profile",
-            "add a persona",
-            "add persona",
-            "add a reader",
-            "add reader",
-            "make a persona",
-            "make a new persona",
-            "set up a persona",
-            "set up a reader",
-            "register a reader",
-        ],
-    },
-    Rule {
-        tool: "feed.persona_update",
-        phrases: &[
-            "update my interests",
-            "update interests",
-            "update the interests",
-            "update * interests",
-            "change my interests",
-            "change interests",
-            "change * interests",
-            "set my interests",
-            "set interests",
-            "set * interests",
-            "replace my interests",
-            "edit my interests",
-            "my interests are",
-            "my interests should",
-            "to my interests",
-            "i'm interested in",
-            "i am interested in",
-            "i'm now interested in",
-            "i am now interested in",
-            "also interested in",
-            "i work on",
-            "i now work on",
-            "i'm working on",
-            "i am working on",
-            "my research is on",
-            "my research is about",
-            "my field is",
-            "update my persona",
-            "update the persona",
-            "update my profile",
-            "retune",
-        ],
-    },
-    Rule {
-        tool: "feed.persona_suggest_interests",
-        phrases: &[
-            "suggest interests",
-            "suggest some interests",
-            "suggest topics",
-            "suggest some topics",
-            "what topics could",
-            "what topics should",
-            "which topics should",
-            "what interests should",
-            "topics to follow",
-            "what does the archive cover",
-            "what does my archive cover",
-            "what does this archive cover",
-            "what topics are covered",
-            "which topics are covered",
-            "most common tags",
-            "common topics",
-            "top tags",
-            "popular tags",
-            "what tags",
-        ],
-    },
-    Rule {
-        tool: "feed.source_suggest",
-        phrases: &[
-            "suggest feeds",
-            "suggest a feed",
-            "suggest some feeds",
-            "suggest more feeds",
-            "suggest new feeds",
-            "suggest sources",
-            "suggest new sources",
-            "recommend feeds",
-            "recommend a feed",
-            "recommend some feeds",
-            "recommend sources",
-            "feed suggestions",
-            "source suggestions",
-            "should i subscribe",
-            "should i follow",
-            "feeds should i",
-            "sources should i",
-            "more sources",
-            "more feeds",
-            "other feeds",
-            "new sources",
-            "new feeds",
-            "am i missing",
-            "more coverage",
-            "feeds to add",
-            "sources to add",
-            "feeds worth",
-        ],
-    },
-    Rule {
-        tool: "feed.source_remove",
-        phrases: &[
-            "unsubscribe",
-            "remove feed",
-            "remove the feed",
-            "remove this feed",
-            "remove that feed",
-            "remove source",
-            "remove the source",
-            "drop feed",
-            "drop the feed",
-            "drop source",
-            "delete feed",
-            "delete the feed",
-            "delete source",
-            "stop following",
-            "stop subscribing",
-        ],
-    },
-    Rule {
-        tool: "feed.source_preview",
-        phrases: &[
-            "preview",
-            "peek at",
-            "sneak peek",
-            "what does that feed",
-            "what does this feed",
-            "what's in that feed",
-            "what's in this feed",
-            "whats in that feed",
-            "before i subscribe",
-            "before subscribing",
-        ],
-    },
-    Rule {
-        tool: "feed.source_add",
-        phrases: &[
-            "subscribe",
-            "subscribe to",
-            "subscribe me",
-            "add feed",
-            "add a feed",
-            "add the feed",
-            "add this feed",
-            "add that feed",
-            "add a source",
-            "add source",
-            "add the source",
-            "add this source",
-            "follow the feed",
-            "follow this feed",
-            "follow feed",
-            "new subscription",
-            "import opml",
-            "import my opml",
-            "opml",
-        ],
-    },
-    Rule {
-        tool: "feed.sources",
-        phrases: &[
-            "my feeds",
-            "my sources",
-            "my subscriptions",
-            "subscriptions",
-            "subscribed",
-            "which feeds",
-            "what feeds",
-            "list feeds",
-            "list the feeds",
-            "list my feeds",
-            "list sources",
-            "show feeds",
-            "show my feeds",
-            "feeds am i",
-            "feeds do i",
-            "sources do i",
-            "last fetched",
-            "last updated",
-            "last refresh",
-            "last refreshed",
-            "last ingest",
-            "how fresh",
-            "how current",
-            "how stale",
-            "stale feeds",
-            "failing feeds",
-            "broken feeds",
-            "feed errors",
-            "fetch errors",
-            "feed health",
-            "when was * fetched",
-            "when were * fetched",
-        ],
-    },
-    Rule {
-        tool: "feed.research",
-        phrases: &[
-            "arxiv",
-            "pubmed",
-            "crossref",
-            "the literature",
-            "published literature",
-            "literature search",
-            "outside my feed",
-            "beyond my feed",
-            "outside my archive",
-            "beyond my archive",
-            "outside the archive",
-            "beyond the archive",
-            "not in my feed",
-            "been published",
-            "published on",
-            "published about",
-        ],
-    },
-    Rule {
-        tool: "feed.explain",
-        phrases: &[
-            "why is",
-            "why was",
-            "why are",
-            "why did",
-            "why does",
-            "why do",
-            "why am i",
-            "why this",
-            "why that",
-            "why's",
-            "explain",
-            "how come",
-            "what placed",
-            "what put",
-            "what puts",
-            "reason for",
-        ],
-    },
-    Rule {
-        tool: "feed.rate",
-        phrases: &[
-            "not useful",
-            "useful",
-            "not relevant",
-            "relevant",
-            "irrelevant",
-            "not interested",
-            "not for me",
-            "not my area",
-            "not my field",
-            "isn't my field",
-            "isn't my area",
-            "not my thing",
-            "skip it",
-            "off topic",
-            "wrong field",
-            "wrong subfield",
-            "good find",
-            "great find",
-            "nice find",
-            "helpful",
-            "useless",
-            "loved it",
-            "liked it",
-            "liked",
-            "loved",
-            "enjoyed",
-            "disliked",
-            "love this",
-            "like this",
-            "more like this",
-            "less like this",
-            "fewer like this",
-            "more of this",
-            "less of this",
-            "thumbs up",
-            "thumbs down",
-            "upvote",
-            "downvote",
-            "mark",
-            "rate",
-            "boring",
-            "old news",
-            "already knew",
-            "spot on",
-            "waste of time",
-            "skip this",
-        ],
-    },
-    Rule {
-        tool: "feed.read",
-        phrases: &[
-            "summarize",
-            "summarise",
-            "summary",
-            "abstract",
-            "tldr",
-            "tl dr",
-            "read me",
-            "read item",
-            "open item",
-            "open",
-            "show me item",
-            "show item",
-            "tell me about",
-            "tell me more",
-            "what is it about",
-            "what's it about",
-            "what is this about",
-            "what's this about",
-            "what's this one about",
-            "what is this one about",
-            "what's that one about",
-            "what's that about",
-            "what does it say",
-            "details",
-            "full text",
-            "gist",
-        ],
-    },
-    Rule { tool: "feed.search", phrases: SEARCH_LEADS },
-    Rule {
-        tool: "feed.digest",
-        phrases: &[
-            "digest",
-            "by topic",
-            "by theme",
-            "grouped",
-            "group by",
-            "clustered",
-            "themes",
-            "overview",
-            "week in review",
-            "this week",
-            "past week",
-            "last week",
-            "weekly",
-            "catch me up",
-            "what did i miss",
-            "what have i missed",
-            "roundup",
-            "round up",
-            "been reading",
-            "what have i read",
-            "what topics",
-            "main topics",
-        ],
-    },
-    Rule {
-        tool: "feed.persona_status",
-        phrases: &[
-            "persona",
-            "personas",
-            "profile",
-            "my interests",
-            "how well trained",
-            "how trained",
-            "how well do you know",
-            "what do you know about me",
-            "learned about me",
-            "learnt about me",
-            "learning from",
-            "learn from me",
-            "are you learning",
-            "my ratings",
-            "how many ratings",
-            "have i rated",
-            "i've rated",
-            "readers",
-            "which readers",
-            "why is my feed",
-            "why does my feed",
-            "my feed keeps",
-            "blend weight",
-            "how personalised",
-            "how personalized",
-        ],
-    },
-    Rule {
-        tool: "feed.list",
-        phrases: &[
-            "should i read",
-            "to read",
-            "read today",
-            "read next",
-            "read first",
-            "what's new",
-            "whats new",
-            "what is new",
-            "anything new",
-            "something new",
-            "new papers",
-            "new items",
-            "new today",
-            "recommend",
-            "recommend me",
-            "recommendations",
-            "recommended",
-            "my feed",
-            "the feed",
-            "top papers",
-            "top items",
-            "top picks",
-            "best papers",
-            "today's papers",
-            "today's feed",
-            "today's reading",
-            "reading list",
-            "anything for me",
-            "anything good",
-            "anything interesting",
-            "worth reading",
-            "catch up",
-            "latest",
-            "unread",
-            "something to read",
-            "my reading",
-            "top of",
-        ],
-    },
+/// The feed surface's router.
+pub static ROUTER: Router<Facts> = Router {
+    surface: "feed",
+    rules: RULES,
+    empty: EMPTY,
+    unclear: UNCLEAR,
+    options: DEFAULT_OPTIONS,
+    decline_note: " If you meant your feed, say which: today's reading, a search of the archive, or the week by topic.",
+};
+
+/// The question back for an empty question.
+pub const EMPTY: &str =
+    "What would you like from your feed: today's reading, a search of the archive, or the week by topic?";
+
+/// The question back for a question no rule claims.
+pub const UNCLEAR: &str =
+    "Did you mean today's ranked reading, a search of the whole archive, or the week grouped by topic?";
+
+/// Turning what was read into ratings.
+const HARVEST: &[&str] = &[
+    "harvest",
+    "engagement",
+    "learn from what i read",
+    "learn from what i've read",
+    "learn from what i opened",
+    "learn from my reading",
+    "count what i read",
+    "count my reading",
+    "use my reading history",
 ];
+
+/// Deleting a reader.
+const PERSONA_DELETE: &[&str] = &[
+    "delete persona",
+    "delete the persona",
+    "delete my persona",
+    "delete this persona",
+    "delete * persona",
+    "delete reader",
+    "delete the reader",
+    "delete * reader",
+    "delete my profile",
+    "delete the profile",
+    "delete * profile",
+    "remove persona",
+    "remove the persona",
+    "remove * persona",
+    "remove reader",
+    "remove the reader",
+    "drop the persona",
+    "get rid of the persona",
+];
+
+/// Forgetting a reader's ratings.
+const PERSONA_RESET: &[&str] = &[
+    "reset",
+    "start over",
+    "start from scratch",
+    "forget my ratings",
+    "forget my clicks",
+    "forget * ratings",
+    "forget what i rated",
+    "forget everything i rated",
+    "clear my ratings",
+    "clear my clicks",
+    "clear * ratings",
+    "clear ratings",
+    "wipe my ratings",
+    "wipe * ratings",
+    "erase my ratings",
+];
+
+/// Creating a reader.
+const PERSONA_CREATE: &[&str] = &[
+    "create persona",
+    "create a persona",
+    "create a new persona",
+    "create the persona",
+    "create reader",
+    "create a reader",
+    "create a new reader",
+    "create a profile",
+    "new persona",
+    "new reader",
+    "new profile",
+    "add a persona",
+    "add persona",
+    "add a reader",
+    "add reader",
+    "make a persona",
+    "make a new persona",
+    "set up a persona",
+    "set up a reader",
+    "register a reader",
+];
+
+/// Changing a reader's interests (or stating them).
+const PERSONA_UPDATE: &[&str] = &[
+    "update my interests",
+    "update interests",
+    "update the interests",
+    "update * interests",
+    "change my interests",
+    "change interests",
+    "change * interests",
+    "set my interests",
+    "set interests",
+    "set * interests",
+    "replace my interests",
+    "edit my interests",
+    "my interests are",
+    "my interests should",
+    "to my interests",
+    "i'm interested in",
+    "i am interested in",
+    "i'm now interested in",
+    "i am now interested in",
+    "also interested in",
+    "i work on",
+    "i now work on",
+    "i'm working on",
+    "i am working on",
+    "my research is on",
+    "my research is about",
+    "my field is",
+    "update my persona",
+    "update the persona",
+    "update my profile",
+    "retune",
+];
+
+/// What the archive covers, as interests to pick.
+const SUGGEST_INTERESTS: &[&str] = &[
+    "suggest interests",
+    "suggest some interests",
+    "suggest topics",
+    "suggest some topics",
+    "what topics could",
+    "what topics should",
+    "which topics should",
+    "what interests should",
+    "topics to follow",
+    "what does the archive cover",
+    "what does my archive cover",
+    "what does this archive cover",
+    "what topics are covered",
+    "which topics are covered",
+    "most common tags",
+    "common topics",
+    "top tags",
+    "popular tags",
+    "what tags",
+];
+
+/// Feeds to subscribe to.
+const SOURCE_SUGGEST: &[&str] = &[
+    "suggest feeds",
+    "suggest a feed",
+    "suggest some feeds",
+    "suggest more feeds",
+    "suggest new feeds",
+    "suggest sources",
+    "suggest new sources",
+    "recommend feeds",
+    "recommend a feed",
+    "recommend some feeds",
+    "recommend sources",
+    "feed suggestions",
+    "source suggestions",
+    "should i subscribe",
+    "should i follow",
+    "feeds should i",
+    "sources should i",
+    "more sources",
+    "more feeds",
+    "other feeds",
+    "new sources",
+    "new feeds",
+    "am i missing",
+    "more coverage",
+    "feeds to add",
+    "sources to add",
+    "feeds worth",
+];
+
+/// Unsubscribing.
+const SOURCE_REMOVE: &[&str] = &[
+    "unsubscribe",
+    "remove feed",
+    "remove the feed",
+    "remove this feed",
+    "remove that feed",
+    "remove source",
+    "remove the source",
+    "drop feed",
+    "drop the feed",
+    "drop source",
+    "delete feed",
+    "delete the feed",
+    "delete source",
+    "stop following",
+    "stop subscribing",
+];
+
+/// Looking at a feed before subscribing.
+const SOURCE_PREVIEW: &[&str] = &[
+    "preview",
+    "peek at",
+    "sneak peek",
+    "what does that feed",
+    "what does this feed",
+    "what's in that feed",
+    "what's in this feed",
+    "whats in that feed",
+    "before i subscribe",
+    "before subscribing",
+];
+
+/// Subscribing.
+const SOURCE_ADD: &[&str] = &[
+    "subscribe",
+    "subscribe to",
+    "subscribe me",
+    "add feed",
+    "add a feed",
+    "add the feed",
+    "add this feed",
+    "add that feed",
+    "add a source",
+    "add source",
+    "add the source",
+    "add this source",
+    "follow the feed",
+    "follow this feed",
+    "follow feed",
+    "new subscription",
+    "import opml",
+    "import my opml",
+    "opml",
+];
+
+/// The subscriptions and their health.
+const SOURCES: &[&str] = &[
+    "my feeds",
+    "my sources",
+    "my subscriptions",
+    "subscriptions",
+    "subscribed",
+    "which feeds",
+    "what feeds",
+    "list feeds",
+    "list the feeds",
+    "list my feeds",
+    "list sources",
+    "show feeds",
+    "show my feeds",
+    "feeds am i",
+    "feeds do i",
+    "sources do i",
+    "last fetched",
+    "last updated",
+    "last refresh",
+    "last refreshed",
+    "last ingest",
+    "how fresh",
+    "how current",
+    "how stale",
+    "stale feeds",
+    "failing feeds",
+    "broken feeds",
+    "feed errors",
+    "fetch errors",
+    "feed health",
+    "when was * fetched",
+    "when were * fetched",
+];
+
+/// The literature beyond the archive.
+const RESEARCH: &[&str] = &[
+    "arxiv",
+    "pubmed",
+    "crossref",
+    "the literature",
+    "published literature",
+    "literature search",
+    "outside my feed",
+    "beyond my feed",
+    "outside my archive",
+    "beyond my archive",
+    "outside the archive",
+    "beyond the archive",
+    "not in my feed",
+    "been published",
+    "published on",
+    "published about",
+];
+
+/// Why an item is placed where it is.
+const EXPLAIN: &[&str] = &[
+    "why is",
+    "why was",
+    "why are",
+    "why did",
+    "why does",
+    "why do",
+    "why am i",
+    "why this",
+    "why that",
+    "why's",
+    "explain",
+    "how come",
+    "what placed",
+    "what put",
+    "what puts",
+    "reason for",
+];
+
+/// A verdict on an item (and, asked as a question about an item, a request for its reason).
+const RATE: &[&str] = &[
+    "not useful",
+    "useful",
+    "not relevant",
+    "relevant",
+    "irrelevant",
+    "not interested",
+    "not for me",
+    "not my area",
+    "not my field",
+    "isn't my field",
+    "isn't my area",
+    "not my thing",
+    "skip it",
+    "off topic",
+    "wrong field",
+    "wrong subfield",
+    "good find",
+    "great find",
+    "nice find",
+    "helpful",
+    "useless",
+    "loved it",
+    "liked it",
+    "liked",
+    "loved",
+    "enjoyed",
+    "disliked",
+    "love this",
+    "like this",
+    "more like this",
+    "less like this",
+    "fewer like this",
+    "more of this",
+    "less of this",
+    "thumbs up",
+    "thumbs down",
+    "upvote",
+    "downvote",
+    "mark",
+    "rate",
+    "boring",
+    "old news",
+    "already knew",
+    "spot on",
+    "waste of time",
+    "skip this",
+];
+
+/// Reading one item.
+const READ: &[&str] = &[
+    "summarize",
+    "summarise",
+    "summary",
+    "abstract",
+    "tldr",
+    "tl dr",
+    "read me",
+    "read item",
+    "open item",
+    "open",
+    "show me item",
+    "show item",
+    "tell me about",
+    "tell me more",
+    "what is it about",
+    "what's it about",
+    "what is this about",
+    "what's this about",
+    "what's this one about",
+    "what is this one about",
+    "what's that one about",
+    "what's that about",
+    "what does it say",
+    "details",
+    "full text",
+    "gist",
+];
+
+/// The window grouped by topic.
+const DIGEST: &[&str] = &[
+    "digest",
+    "by topic",
+    "by theme",
+    "grouped",
+    "group by",
+    "clustered",
+    "themes",
+    "overview",
+    "week in review",
+    "this week",
+    "past week",
+    "last week",
+    "weekly",
+    "catch me up",
+    "what did i miss",
+    "what have i missed",
+    "roundup",
+    "round up",
+    "been reading",
+    "what have i read",
+    "what topics",
+    "main topics",
+];
+
+/// How the reader's ranking stands.
+const PERSONA_STATUS: &[&str] = &[
+    "persona",
+    "personas",
+    "profile",
+    "my interests",
+    "how well trained",
+    "how trained",
+    "how well do you know",
+    "what do you know about me",
+    "learned about me",
+    "learnt about me",
+    "learning from",
+    "learn from me",
+    "are you learning",
+    "my ratings",
+    "how many ratings",
+    "have i rated",
+    "i've rated",
+    "readers",
+    "which readers",
+    "why is my feed",
+    "why does my feed",
+    "my feed keeps",
+    "blend weight",
+    "how personalised",
+    "how personalized",
+];
+
+/// Today's ranked reading.
+const LIST: &[&str] = &[
+    "should i read",
+    "to read",
+    "read today",
+    "read next",
+    "read first",
+    "what's new",
+    "whats new",
+    "what is new",
+    "anything new",
+    "something new",
+    "new papers",
+    "new items",
+    "new today",
+    "recommend",
+    "recommend me",
+    "recommendations",
+    "recommended",
+    "my feed",
+    "the feed",
+    "top papers",
+    "top items",
+    "top picks",
+    "best papers",
+    "today's papers",
+    "today's feed",
+    "today's reading",
+    "reading list",
+    "anything for me",
+    "anything good",
+    "anything interesting",
+    "worth reading",
+    "catch up",
+    "latest",
+    "unread",
+    "something to read",
+    "my reading",
+    "top of",
+];
+
+/// With a url: looking at the feed there before subscribing.
+const URL_PREVIEW: &[&str] = &[
+    "preview",
+    "peek",
+    "what's in",
+    "whats in",
+    "what is in",
+    "look like",
+    "what does it publish",
+    "what it publishes",
+    "before i subscribe",
+    "before subscribing",
+    "sample",
+];
+
+/// With a url: unsubscribing from the feed there.
+const URL_REMOVE: &[&str] = &["unsubscribe", "remove", "drop", "stop following", "delete"];
+
+/// With a url: subscribing to the feed there.
+const URL_ADD: &[&str] = &["add", "subscribe", "follow", "track", "include", "import", "watch"];
+
+/// With a url: reading the item there.
+const URL_READ: &[&str] = &["read", "summarize", "summarise", "open", "what is this", "what's this", "tell me about"];
 
 /// Phrases after which the subject of a search follows ("papers on …", "find …").
 /// The earliest in the question wins, the longest at the same place.
@@ -930,202 +974,256 @@ const NOT_NAMES: &[&str] = &[
     "people",
 ];
 
-/// Route a `feed.ask` question to a tool, with the arguments it names.
+/// Route a question to a feed tool, or ask back, or decline it to the surface that
+/// owns it (the CLI's `attest route feed`; `feed.ask` decides through [`ROUTER`] with
+/// the ask's context).
 pub fn route(question: &str) -> Decision {
-    let raw = question.trim();
-    let url = URL.find(raw).map(|m| trim_url(m.as_str()).to_string());
-    let text = URL.replace_all(raw, " ").to_string();
-    let q = Question::new(&text);
-    if q.is_empty() && url.is_none() {
-        return Decision::ask_back(
-            "What would you like from your feed: today's reading, a search of the archive, or the week by topic?",
-            DEFAULT_OPTIONS,
-        );
-    }
-
-    let mut args = Map::new();
-    if let Some(u) = &url {
-        args.insert("url".into(), Value::String(u.clone()));
-    }
-    let item_id = ITEM_ID.captures(&text).and_then(|c| c[1].parse::<i64>().ok()).filter(|&n| n > 0);
-    if let Some(id) = item_id {
-        args.insert("item_id".into(), Value::from(id));
-    }
-    let persona = persona_name(&text);
-    let subject = search_subject(&q, persona.as_ref().map(|p| p.1.clone()));
-
-    // Another surface's question is declined by name, unless its marker sits inside
-    // the subject of a search ("papers on knowledge graph embeddings" stays here).
-    let frame = match &subject {
-        Some(s) => format!("{} {}", &text[..s.start], &text[s.end..]),
-        None => text.clone(),
-    };
-    if let Some(mut d) = elsewhere(&Question::new(&frame), "feed") {
-        d.options.push("feed.search".into());
-        return d;
-    }
-
-    // A url decides most questions by itself: a feed to add, preview or drop.
-    if url.is_some()
-        && item_id.is_none()
-        && let Some(d) = route_url(&q, &args)
-    {
-        return d;
-    }
-
-    let points_at_item = item_id.is_some() || url.is_some() || references_item(&q);
-    let interrogative = q.words.first().is_some_and(|w| INTERROGATIVES.contains(&w.text.as_str()));
-
-    for rule in RULES {
-        let Some(phrase) = q.any(rule.phrases) else { continue };
-        let why = format!("'{phrase}'");
-        match rule.tool {
-            "feed.persona_delete" | "feed.persona_reset" | "feed.persona_create" | "feed.persona_update" => {
-                let mut a = args.clone();
-                if let Some((_, name)) = &persona {
-                    a.insert("name".into(), Value::String(name.clone()));
-                }
-                if matches!(rule.tool, "feed.persona_create" | "feed.persona_update")
-                    && let Some((interests, append)) = interests_text(&text, &q)
-                {
-                    a.insert("interests".into(), Value::String(interests));
-                    if append {
-                        a.insert("append".into(), Value::Bool(true));
-                    }
-                }
-                return Decision::to(rule.tool, a, why);
-            }
-            "feed.source_remove" => {
-                let mut a = args.clone();
-                if let Some(id) = FEED_ID.captures(&text).and_then(|c| c[1].parse::<i64>().ok()) {
-                    a.insert("feed_id".into(), Value::from(id));
-                }
-                return Decision::to(rule.tool, a, why);
-            }
-            "feed.research" => {
-                let Some(topic) = research_topic(&text) else { continue };
-                let mut a = args.clone();
-                a.insert("query".into(), Value::String(topic));
-                let named: Vec<&str> = RESEARCH_SOURCES.iter().copied().filter(|s| q.has(s)).collect();
-                let sources = if named.is_empty() { "arxiv,pubmed".to_string() } else { named.join(",") };
-                a.insert("sources".into(), Value::String(sources));
-                return Decision::to(rule.tool, a, why);
-            }
-            "feed.explain" => {
-                // "why does my feed keep …" is about the persona, not one item.
-                if points_at_item || (q.any(PLACEMENT).is_some() && !q.has("my feed")) {
-                    return Decision::to(rule.tool, with_user(&args, &persona), why);
-                }
-            }
-            "feed.rate" => {
-                if !points_at_item && q.any(RATE_VERBS).is_none() {
-                    continue;
-                }
-                if interrogative && q.any(RATE_VERBS).is_none() {
-                    // "is this relevant to me?" asks for a reason, not a verdict.
-                    return Decision::to("feed.explain", with_user(&args, &persona), format!("{why} as a question"));
-                }
-                let mut a = with_user(&args, &persona);
-                a.insert("useful".into(), Value::Bool(q.any(NEGATIVE).is_none()));
-                return Decision::to(rule.tool, a, why);
-            }
-            "feed.read" => {
-                if points_at_item {
-                    return Decision::to(rule.tool, with_user(&args, &persona), why);
-                }
-            }
-            "feed.search" => {
-                if item_id.is_some() {
-                    return Decision::to("feed.read", with_user(&args, &persona), "an item id");
-                }
-                if track_instruction(&q) {
-                    return track_ask_back(subject.as_ref().map(|s| s.text.as_str()));
-                }
-                if let Some(s) = &subject {
-                    let mut a = with_user(&args, &persona);
-                    a.insert("query".into(), Value::String(s.text.clone()));
-                    if q.any(&["surveys", "survey", "reviews", "review"]).is_some() {
-                        a.insert("content_type".into(), Value::String("survey".into()));
-                    }
-                    return Decision::to(rule.tool, a, format!("{why} with a subject"));
-                }
-            }
-            _ => {
-                if item_id.is_some() && matches!(rule.tool, "feed.digest" | "feed.list") {
-                    return Decision::to("feed.read", with_user(&args, &persona), "an item id");
-                }
-                let a = match rule.tool {
-                    "feed.persona_status"
-                    | "feed.list"
-                    | "feed.digest"
-                    | "feed.source_suggest"
-                    | "feed.harvest_engagement" => with_user(&args, &persona),
-                    _ => args.clone(),
-                };
-                return Decision::to(rule.tool, a, why);
-            }
-        }
-    }
-    if item_id.is_some() {
-        return Decision::to("feed.read", with_user(&args, &persona), "an item id");
-    }
-    if track_instruction(&q) {
-        return track_ask_back(None);
-    }
-    Decision::ask_back(
-        "Did you mean today's ranked reading, a search of the whole archive, or the week grouped by topic?",
-        DEFAULT_OPTIONS,
-    )
+    ROUTER.decide(question, &Args::new())
 }
 
-/// Which tool a url-bearing question wants; `None` lets the ordinary rules decide
-/// (a verdict or an explanation about the item at that url).
-fn route_url(q: &Question, args: &Map<String, Value>) -> Option<Decision> {
-    const PREVIEW: &[&str] = &[
-        "preview",
-        "peek",
-        "what's in",
-        "whats in",
-        "what is in",
-        "look like",
-        "what does it publish",
-        "what it publishes",
-        "before i subscribe",
-        "before subscribing",
-        "sample",
-    ];
-    const REMOVE: &[&str] = &["unsubscribe", "remove", "drop", "stop following", "delete"];
-    const ADD: &[&str] = &["add", "subscribe", "follow", "track", "include", "import", "watch"];
-    const READ: &[&str] = &["read", "summarize", "summarise", "open", "what is this", "what's this", "tell me about"];
-    for (tool, phrases) in [
-        ("feed.source_preview", PREVIEW),
-        ("feed.source_remove", REMOVE),
-        ("feed.source_add", ADD),
-        ("feed.read", READ),
-    ] {
-        if let Some(p) = q.any(phrases) {
-            return Some(Decision::to(tool, args.clone(), format!("'{p}' with a url")));
+/// What a question states, read once before any rule is tried.
+#[derive(Debug)]
+pub struct Facts {
+    /// The question without its url, as words.
+    q: Question,
+    /// That text (the question trimmed, its url blanked out).
+    text: String,
+    /// The url in the question, if any.
+    url: Option<String>,
+    /// An item id the question names ("item 4043", "#4043").
+    item_id: Option<i64>,
+    /// An item id given beside the question (the ask's `item_id`).
+    given_item: Option<i64>,
+    /// A persona the question names.
+    persona: Option<String>,
+    /// The subject of a search, after the earliest search lead.
+    subject: Option<String>,
+    /// The words another surface's markers are looked for in: the text without the
+    /// search subject ("papers on knowledge graph embeddings" stays here).
+    frame: Question,
+    /// An item id, a url (in the question or given), or words like "this paper".
+    points_at_item: bool,
+    /// The question opens with a question word ("is", "why", …).
+    interrogative: bool,
+    /// An instruction to follow a topic over time ("track diffusion models").
+    track: bool,
+    /// The subject of a literature search, read when a literature phrase occurs.
+    topic: OnceLock<Option<String>>,
+}
+
+impl attest_core::ask::Facts for Facts {
+    fn read(question: &str, given: &Args) -> Facts {
+        let raw = question.trim();
+        let url = URL.find(raw).map(|m| trim_url(m.as_str()).to_string());
+        let text = URL.replace_all(raw, " ").to_string();
+        let q = Question::new(&text);
+        let item_id = ITEM_ID.captures(&text).and_then(|c| c[1].parse::<i64>().ok()).filter(|&n| n > 0);
+        let given_item = given
+            .get("item_id")
+            .and_then(|v| v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())))
+            .filter(|&n| n > 0);
+        let given_url = given.get("url").and_then(Value::as_str).is_some_and(|u| !u.trim().is_empty());
+        let persona = persona_name(&text).map(|(_, name)| name);
+        let subject = search_subject(&q, persona.clone());
+        let frame = match &subject {
+            // The subject's offsets are in the question as read (`q.raw`: trimmed, curly
+            // quotes straightened), not in `text`.
+            Some(s) => Question::new(&format!("{} {}", &q.raw[..s.start], &q.raw[s.end..])),
+            None => Question::new(&text),
+        };
+        let points_at_item =
+            item_id.is_some() || url.is_some() || given_item.is_some() || given_url || references_item(&q);
+        let interrogative = q.words.first().is_some_and(|w| INTERROGATIVES.contains(&w.text.as_str()));
+        let track = track_instruction(&q);
+        Facts {
+            text,
+            url,
+            item_id,
+            given_item,
+            persona,
+            subject: subject.map(|s| s.text),
+            frame,
+            points_at_item,
+            interrogative,
+            track,
+            topic: OnceLock::new(),
+            q,
         }
     }
-    let verdict_or_why =
-        RULES.iter().any(|r| matches!(r.tool, "feed.rate" | "feed.explain") && q.any(r.phrases).is_some());
-    if verdict_or_why {
-        return None;
+
+    fn words(&self) -> &Question {
+        &self.q
     }
+
+    /// A bare url, or an item given beside an empty question, is something to route.
+    fn is_empty(&self) -> bool {
+        self.q.is_empty() && self.url.is_none() && self.given_item.is_none()
+    }
+
+    /// Another surface's markers are looked for outside the search subject.
+    fn frame(&self, _own: Option<&Decision>) -> Question {
+        self.frame.clone()
+    }
+}
+
+impl Facts {
+    /// The subject of a literature search, read once.
+    fn topic(&self) -> Option<&String> {
+        self.topic.get_or_init(|| research_topic(&self.text)).as_ref()
+    }
+
+    /// What every decision carries: the url and the item id the question states.
+    fn base(&self) -> Args {
+        let mut a = Args::new();
+        if let Some(u) = &self.url {
+            a.insert("url".into(), Value::String(u.clone()));
+        }
+        if let Some(id) = self.item_id {
+            a.insert("item_id".into(), Value::from(id));
+        }
+        a
+    }
+
+    /// [`Facts::base`] with the reader the question names, as `user`.
+    fn for_reader(&self) -> Args {
+        let mut a = self.base();
+        if let Some(name) = &self.persona {
+            a.insert("user".into(), Value::String(name.clone()));
+        }
+        a
+    }
+}
+
+// ---- conditions ---------------------------------------------------------------------
+
+fn url_without_item(a: &Asked<'_, Facts>) -> bool {
+    a.facts.url.is_some() && a.facts.item_id.is_none()
+}
+
+/// A url with no verdict or why about the item at it.
+fn bare_url(a: &Asked<'_, Facts>) -> bool {
+    url_without_item(a) && a.q.any(RATE).is_none() && a.q.any(EXPLAIN).is_none()
+}
+
+fn has_topic(a: &Asked<'_, Facts>) -> bool {
+    a.facts.topic().is_some()
+}
+
+fn item_or_placement(a: &Asked<'_, Facts>) -> bool {
+    a.facts.points_at_item || (a.q.any(PLACEMENT).is_some() && !a.q.has("my feed"))
+}
+
+fn question_about_item(a: &Asked<'_, Facts>) -> bool {
+    a.facts.points_at_item && a.facts.interrogative && a.q.any(RATE_VERBS).is_none()
+}
+
+fn item_or_rate_verb(a: &Asked<'_, Facts>) -> bool {
+    a.facts.points_at_item || a.q.any(RATE_VERBS).is_some()
+}
+
+fn points_at_item(a: &Asked<'_, Facts>) -> bool {
+    a.facts.points_at_item
+}
+
+fn names_item(a: &Asked<'_, Facts>) -> bool {
+    a.facts.item_id.is_some()
+}
+
+fn subject_or_track(a: &Asked<'_, Facts>) -> bool {
+    a.facts.track || a.facts.subject.is_some()
+}
+
+/// An item id in the question, or an item given beside an empty question.
+fn item_given(a: &Asked<'_, Facts>) -> bool {
+    a.facts.item_id.is_some() || (a.q.is_empty() && a.facts.given_item.is_some())
+}
+
+fn tracks(a: &Asked<'_, Facts>) -> bool {
+    a.facts.track
+}
+
+// ---- extractions --------------------------------------------------------------------
+
+fn stated(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(a.facts.base())
+}
+
+fn for_reader(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(a.facts.for_reader())
+}
+
+fn what_to_do_with_url(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     let mut d = Decision::ask_back(
         "What should I do with that address: subscribe to it as a feed, or preview its recent entries first?",
         &["feed.source_add", "feed.source_preview"],
     );
-    d.args = args.clone();
-    Some(d)
+    d.args = a.facts.base();
+    Err(d)
 }
 
-fn with_user(args: &Map<String, Value>, persona: &Option<(usize, String)>) -> Map<String, Value> {
-    let mut a = args.clone();
-    if let Some((_, name)) = persona {
-        a.insert("user".into(), Value::String(name.clone()));
+/// The persona named, as `name` (the persona tools' own word for it).
+fn persona_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut args = a.facts.base();
+    if let Some(name) = &a.facts.persona {
+        args.insert("name".into(), Value::String(name.clone()));
     }
-    a
+    Ok(args)
+}
+
+/// The persona named, and the interests stated ("I work on …", "add X to my
+/// interests": `append`).
+fn persona_with_interests(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut args = persona_named(a)?;
+    if let Some((interests, append)) = interests_text(&a.facts.text, a.q) {
+        args.insert("interests".into(), Value::String(interests));
+        if append {
+            args.insert("append".into(), Value::Bool(true));
+        }
+    }
+    Ok(args)
+}
+
+fn feed_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut args = a.facts.base();
+    if let Some(id) = FEED_ID.captures(&a.facts.text).and_then(|c| c[1].parse::<i64>().ok()) {
+        args.insert("feed_id".into(), Value::from(id));
+    }
+    Ok(args)
+}
+
+/// The topic and the services named (arXiv and PubMed when none is).
+fn literature(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut args = a.facts.base();
+    if let Some(topic) = a.facts.topic() {
+        args.insert("query".into(), Value::String(topic.clone()));
+    }
+    let named: Vec<&str> = RESEARCH_SOURCES.iter().copied().filter(|s| a.q.has(s)).collect();
+    let sources = if named.is_empty() { "arxiv,pubmed".to_string() } else { named.join(",") };
+    args.insert("sources".into(), Value::String(sources));
+    Ok(args)
+}
+
+/// `useful`: false when a negative word occurs.
+fn verdict(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut args = a.facts.for_reader();
+    args.insert("useful".into(), Value::Bool(a.q.any(NEGATIVE).is_none()));
+    Ok(args)
+}
+
+/// The subject as `query`; an instruction to track it is asked how instead.
+fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    if a.facts.track {
+        return Err(track_ask_back(a.facts.subject.as_deref()));
+    }
+    let mut args = a.facts.for_reader();
+    if let Some(s) = &a.facts.subject {
+        args.insert("query".into(), Value::String(s.clone()));
+    }
+    Ok(args)
+}
+
+fn how_to_track(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Err(track_ask_back(None))
 }
 
 fn trim_url(u: &str) -> &str {
@@ -1208,9 +1306,8 @@ fn search_subject(q: &Question, persona_at: Option<String>) -> Option<Subject> {
     let mut s = tidy_subject(rest);
     if let Some(name) = persona_at {
         for marker in ["for persona", "for reader", "for user", "as persona", "as reader"] {
-            let tail = format!(" {marker} {}", name.to_lowercase());
-            if s.to_lowercase().ends_with(&tail) {
-                s.truncate(s.len() - tail.len());
+            if let Some(keep) = strip_suffix_ci(&s, &format!(" {marker} {name}")).map(str::len) {
+                s.truncate(keep);
             }
         }
         s = tidy_subject(&s);
@@ -1223,33 +1320,66 @@ fn tidy_subject(text: &str) -> String {
     let mut s = text.trim().trim_matches(|c: char| c.is_ascii_punctuation() && c != '-' && c != '.').trim().to_string();
     loop {
         let before = s.clone();
-        let lower = s.to_lowercase();
         for p in SUBJECT_INTRODUCERS {
-            if lower == *p {
+            if strip_prefix_ci(&s, p) == Some("") {
                 s.clear();
                 break;
             }
-            if lower.starts_with(&format!("{p} ")) {
-                s = s[p.len()..].trim_start().to_string();
+            if let Some(rest) = strip_prefix_ci(&s, &format!("{p} ")) {
+                s = rest.trim_start().to_string();
                 break;
             }
         }
-        let lower = s.to_lowercase();
         for p in SUBJECT_FILLERS {
-            if lower == *p {
+            if strip_prefix_ci(&s, p) == Some("") {
                 s.clear();
                 break;
             }
-            if lower.ends_with(&format!(" {p}")) {
-                s = s[..s.len() - p.len()].trim_end().to_string();
+            if let Some(rest) = strip_suffix_ci(&s, &format!(" {p}")) {
+                s = rest.trim_end().to_string();
                 break;
             }
         }
-        s = s.trim_matches(|c: char| c == ',' || c == ';' || c == ':' || c.is_whitespace()).to_string();
+        // Quotes around the subject go too, straight or curly ("search for ‘diffusion’
+        // papers": the question reads it as 'diffusion', the filler leaves diffusion').
+        s = s
+            .trim_matches(|c: char| {
+                matches!(c, ',' | ';' | ':' | '\'' | '"' | '`' | '\u{201c}' | '\u{201d}' | '\u{2018}' | '\u{2019}')
+                    || c.is_whitespace()
+            })
+            .to_string();
         if s == before {
             return s.split_whitespace().collect::<Vec<_>>().join(" ");
         }
     }
+}
+
+/// `s` without `prefix`, compared case-insensitively character by character, so the
+/// cut always falls on a character boundary of `s` (lower-casing the whole string can
+/// change its byte length: `İ`, the Kelvin sign).
+fn strip_prefix_ci<'s>(s: &'s str, prefix: &str) -> Option<&'s str> {
+    let mut chars = s.char_indices();
+    for p in prefix.chars() {
+        let (_, c) = chars.next()?;
+        if !c.to_lowercase().eq(p.to_lowercase()) {
+            return None;
+        }
+    }
+    Some(chars.next().map_or("", |(i, _)| &s[i..]))
+}
+
+/// `s` without `suffix`, compared case-insensitively character by character.
+fn strip_suffix_ci<'s>(s: &'s str, suffix: &str) -> Option<&'s str> {
+    let mut chars = s.char_indices().rev();
+    let mut cut = s.len();
+    for p in suffix.chars().rev() {
+        let (i, c) = chars.next()?;
+        if !c.to_lowercase().eq(p.to_lowercase()) {
+            return None;
+        }
+        cut = i;
+    }
+    Some(&s[..cut])
 }
 
 /// The subject of a literature search: venue words removed, then the subject after
@@ -1352,6 +1482,6 @@ mod tests {
     fn other_surfaces_are_named() {
         let d = route("which arm of my sweep won?");
         assert_eq!(d.tool, None);
-        assert_eq!(d.options, ["runs.compare", "feed.search"]);
+        assert_eq!(d.options, ["runs.compare", "feed.list", "feed.search", "feed.digest"]);
     }
 }

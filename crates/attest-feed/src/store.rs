@@ -701,6 +701,62 @@ impl FeedStore {
             sqlx::query_scalar("SELECT id FROM items WHERE id = $1").bind(item_id).fetch_optional(self.pool()).await?;
         found.map(|_| ()).ok_or(FeedError::UnknownItem(item_id))
     }
+
+    // ---- the concept graph's reads (attest-kg) --------------------------------------
+    // attest-kg derives its graph from these and runs no SQL of its own.
+
+    /// Every stored tag of every item, ordered by item then tag.
+    pub async fn item_tags(&self) -> Result<Vec<crate::model::ItemTag>> {
+        let rows =
+            sqlx::query("SELECT item_id, tag FROM item_tags ORDER BY item_id, tag").fetch_all(self.pool()).await?;
+        Ok(rows.iter().map(|r| crate::model::ItemTag { item_id: r.get("item_id"), tag: r.get("tag") }).collect())
+    }
+
+    /// How many items there are, and how many carry no tag.
+    pub async fn archive_counts(&self) -> Result<crate::model::ArchiveCounts> {
+        let r = sqlx::query(
+            "SELECT (SELECT count(*) FROM items) AS n, \
+             (SELECT count(*) FROM items i WHERE NOT EXISTS (SELECT 1 FROM item_tags t WHERE t.item_id = i.id)) AS u",
+        )
+        .fetch_one(self.pool())
+        .await?;
+        Ok(crate::model::ArchiveCounts { items: r.get("n"), untagged: r.get("u") })
+    }
+
+    /// Human reading per item, over every reader: ratings from a person or an agent
+    /// (`ui`, `agent`, `implicit` clicks, useful or not) plus reads (`feed.read`).
+    /// Simulated and bootstrap ratings are not reading and do not count. Items never
+    /// rated nor read are absent.
+    pub async fn reading_counts(&self) -> Result<std::collections::BTreeMap<i64, i64>> {
+        let rows = sqlx::query(
+            "SELECT item_id, count(*) AS n FROM (\
+               SELECT item_id FROM clicks WHERE source IN ('ui', 'agent', 'implicit') \
+               UNION ALL SELECT item_id FROM engagement WHERE kind = 'read') GROUP BY item_id",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows.iter().map(|r| (r.get::<i64, _>("item_id"), r.get::<i64, _>("n"))).collect())
+    }
+
+    /// Title and link of each item that exists, in id order; unknown ids are left out.
+    pub async fn item_links(&self, ids: &[i64]) -> Result<Vec<crate::model::ItemLink>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(CHUNK) {
+            let sql =
+                format!("SELECT id, title, url FROM items WHERE id IN ({}) ORDER BY id", placeholders(1, chunk.len()));
+            let mut q = sqlx::query(&sql);
+            for id in chunk {
+                q = q.bind(id);
+            }
+            for r in q.fetch_all(self.pool()).await? {
+                out.push(crate::model::ItemLink { id: r.get("id"), title: r.get("title"), url: r.get("url") });
+            }
+        }
+        out.sort_by_key(|l| l.id);
+        out.dedup_by_key(|l| l.id);
+        Ok(out)
+    }
+    // ---- end of the concept graph's reads -------------------------------------------
 }
 
 async fn wipe_tx(tx: &mut Transaction<'static, Db>, reader_id: i64) -> Result<Wiped> {

@@ -20,11 +20,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use attest_core::text::{clip, plural};
-use attest_core::{Answer, Catalogue, Config, Fault, Hints, Ref, ToolSpec};
+use attest_core::{Answer, Bounded, Catalogue, Config, Fault, Hints, Outcome, Ref, Stop, Tool, ToolSpec};
 use attest_store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use sqlx::Row as _;
 use time::OffsetDateTime;
 
@@ -54,8 +54,8 @@ pub const TITLE_CHARS: usize = 100;
 pub const URL_CHARS: usize = 200;
 /// Characters of a summary `feed.read` returns.
 pub const SUMMARY_CHARS: usize = 1_500;
-/// Window bounds, in days.
-const MAX_DAYS: i64 = 3_650;
+/// The longest window, in days.
+pub const MAX_DAYS: i64 = 3_650;
 /// Cached windows kept at most (all readers together).
 const MAX_CACHED: usize = 32;
 
@@ -388,8 +388,19 @@ fn fault(e: FeedError) -> Result<Answer<Value>, Fault> {
     }
 }
 
-fn sql(e: sqlx::Error) -> Fault {
-    Fault::new("feed database", e)
+impl From<FeedError> for Stop {
+    /// A routine failure (the database busy, an unknown item, an address that is not a
+    /// feed) is the refusal [`fault`] words; a database fault stays a fault.
+    fn from(e: FeedError) -> Stop {
+        match fault(e) {
+            Ok(refusal) => Stop::from(refusal),
+            Err(f) => Stop::Fault(f),
+        }
+    }
+}
+
+fn sql(e: sqlx::Error) -> Stop {
+    Stop::Fault(Fault::new("feed database", e))
 }
 
 /// Run a fallible body; domain errors become answers, database faults stay faults.
@@ -397,7 +408,7 @@ macro_rules! tryf {
     ($e:expr) => {
         match $e {
             Ok(v) => v,
-            Err(e) => return fault(FeedError::from(e)),
+            Err(e) => return Err(Stop::from(FeedError::from(e))),
         }
     };
 }
@@ -409,75 +420,52 @@ fn unknown_item(id: i64) -> Answer<Value> {
     .with_options(vec!["feed.list".into(), "feed.search".into()])
 }
 
-fn limit_of(limit: Option<i64>, tool: &str) -> Result<usize, Box<Answer<Value>>> {
-    match limit {
-        None => Ok(DEFAULT_LIMIT as usize),
-        Some(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n as usize),
-        Some(n) => Err(Box::new(Answer::refuse(format!(
-            "{tool}: limit must be between 1 and {MAX_LIMIT} (got {n}); lists are capped so answers stay readable. Ask for the first page and narrow with a query or tag."
-        )))),
-    }
-}
-
-fn days_of(days: Option<i64>, default: i64, tool: &str) -> Result<i64, Box<Answer<Value>>> {
-    match days {
-        None => Ok(default),
-        Some(n) if (1..=MAX_DAYS).contains(&n) => Ok(n),
-        Some(n) => Err(Box::new(Answer::refuse(format!("{tool}: days must be between 1 and {MAX_DAYS} (got {n}).")))),
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Readers.
 
 /// The reader a call is for: looked up case-insensitively; an unknown name is created
 /// (read-only tools, with a notice to prefix) or refused (writes), per
-/// [`persona::on_unknown_reader`].
-async fn reader_for(
-    ctx: &Context,
-    tool: &str,
-    name: &str,
-) -> Result<Result<(Reader, Option<String>), Answer<Value>>, Fault> {
+/// [`persona::on_unknown_reader`]. No name means the only reader when there is exactly
+/// one; otherwise the question back names the readers there are.
+async fn reader_for(ctx: &Context, tool: &str, name: &str) -> Result<(Reader, Option<String>), Stop> {
     let name = name.trim();
     if name.is_empty() {
+        let mut readers = ctx.store.readers().await.map_err(feed_fault)?;
+        if readers.len() == 1 {
+            return Ok((readers.remove(0), None));
+        }
         let names = reader_names(ctx).await?;
-        return Ok(Err(Answer::refuse(format!(
-            "{tool} needs user=<reader name>; {}",
-            if names.is_empty() {
-                "there are no readers yet: create one with feed.persona_create(user, interests)".to_string()
-            } else {
-                format!("readers: {}", names.join(", "))
-            }
-        ))));
+        let which = if names.is_empty() {
+            "There is no reader yet: say who is asking (pass user=<name>; a new name is created on a read-only question), or create one with feed.persona_create.".to_string()
+        } else {
+            format!("Which reader is asking? Pass user=<name> (readers: {}).", names.join(", "))
+        };
+        return Err(Stop::ask_back(which, [tool, "feed.persona_create"]));
     }
     if let Some(r) = ctx.store.reader(name).await.map_err(feed_fault)? {
-        return Ok(Ok((r, None)));
+        return Ok((r, None));
     }
     match persona::on_unknown_reader(tool) {
         UnknownReader::Refuse => {
             let names = reader_names(ctx).await?;
-            Ok(Err(Answer::refuse(persona::unknown_reader_message(name, &names))
-                .with_options(vec!["feed.persona_create".into()])))
+            Err(Stop::refuse(persona::unknown_reader_message(name, &names)).with_options(["feed.persona_create"]))
         }
         UnknownReader::Create => {
-            let name = match persona::validate_name(name) {
-                Ok(n) => n,
-                Err(e) => return Ok(Err(Answer::refuse(e))),
-            };
+            let name = persona::validate_name(name).map_err(Stop::refuse)?;
             let tags = ctx.store.tag_counts(200).await.map_err(feed_fault)?;
             let interests = persona::seed_interests(&tags);
             match ctx.store.create_reader(&name, &interests).await {
                 Ok(r) => {
                     ctx.reader_changed(r.id);
                     let notice = persona::created_notice(&r.name, &r.interests);
-                    Ok(Ok((r, Some(notice))))
+                    Ok((r, Some(notice)))
                 }
                 // Created by a concurrent call meanwhile.
                 Err(FeedError::ReaderExists(_)) => match ctx.store.reader(&name).await.map_err(feed_fault)? {
-                    Some(r) => Ok(Ok((r, None))),
-                    None => Ok(Err(Answer::refuse(format!("could not create reader '{name}'; try again")))),
+                    Some(r) => Ok((r, None)),
+                    None => Err(Stop::refuse(format!("could not create reader '{name}'; try again"))),
                 },
-                Err(e) => Err(feed_fault(e)),
+                Err(e) => Err(feed_fault(e).into()),
             }
         }
     }
@@ -498,15 +486,6 @@ async fn reader_names(ctx: &Context) -> Result<Vec<String>, Fault> {
     Ok(names)
 }
 
-macro_rules! reader {
-    ($ctx:expr, $tool:expr, $name:expr) => {
-        match reader_for($ctx, $tool, $name).await? {
-            Ok(r) => r,
-            Err(refusal) => return Ok(refusal),
-        }
-    };
-}
-
 fn with_notice(line: String, notice: &Option<String>) -> String {
     match notice {
         Some(n) => format!("{n}\n{line}"),
@@ -521,23 +500,24 @@ fn with_notice(line: String, notice: &Option<String>) -> String {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ListArgs {
     /// The reader (persona) whose feed this is, e.g. `alice`. An unknown name is created
-    /// with interests taken from the archive, and the answer says so.
+    /// with interests taken from the archive, and the answer says so. Empty: the only
+    /// reader, when there is exactly one.
+    #[serde(default)]
     pub user: String,
     /// How many items to show, 1 to 16 (default 5).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 16))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
     /// The window in days (default 14): items published since then that the reader has
     /// not rated.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 3650))]
-    pub days: Option<i64>,
+    pub days: Bounded<1, MAX_DAYS, LIST_DAYS>,
 }
 
 /// Arguments of `feed.search`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// The reader the hits are ranked for.
+    /// The reader the hits are ranked for (empty: the only reader, when there is one).
+    #[serde(default)]
     pub user: String,
     /// What to look for, in plain words ("asymmetric hydrogenation", "cs.LG", "\"mixture of experts\"").
     #[serde(default)]
@@ -550,27 +530,38 @@ pub struct SearchArgs {
     pub since: Option<String>,
     /// How many hits to show, 1 to 16 (default 5).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 16))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
 }
 
 /// Arguments of the tools about one item (`feed.read`, `feed.explain`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ItemArgs {
-    /// The reader.
+    /// The reader (empty: the only reader, when there is one).
+    #[serde(default)]
     pub user: String,
     /// The item's id, from feed.list or feed.search.
-    pub item_id: i64,
+    #[serde(default)]
+    pub item_id: Option<i64>,
+    /// Or the item's address (its link or GUID), when there is no item_id.
+    #[serde(default)]
+    pub url: Option<String>,
 }
 
 /// Arguments of `feed.rate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct RateArgs {
-    /// The reader giving the verdict (must exist: a typo must not start a new persona).
+    /// The reader giving the verdict (must exist: a typo must not start a new persona;
+    /// empty: the only reader, when there is one).
+    #[serde(default)]
     pub user: String,
     /// The item's id, from feed.list or feed.search.
-    pub item_id: i64,
-    /// true = useful to this reader, false = not useful.
+    #[serde(default)]
+    pub item_id: Option<i64>,
+    /// Or the item's address (its link or GUID), when there is no item_id.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// true = useful to this reader (default), false = not useful.
+    #[serde(default = "yes")]
     pub useful: bool,
     /// Who gave the verdict: `agent` (default: the person said so in conversation) or
     /// `ui`. `implicit`, `simulated` and `bootstrap` are for tools and demos.
@@ -581,24 +572,27 @@ pub struct RateArgs {
 /// Arguments of `feed.digest`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct DigestArgs {
-    /// The reader.
+    /// The reader (empty: the only reader, when there is one).
+    #[serde(default)]
     pub user: String,
     /// The window in days (default 7).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 3650))]
-    pub days: Option<i64>,
+    pub days: Bounded<1, MAX_DAYS, DIGEST_DAYS>,
     /// How many topic groups to show, 1 to 16 (default 5); each shows up to 3 items.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 16))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
 }
 
 /// Arguments of `feed.persona_create`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct CreateArgs {
     /// The new reader's name (unique regardless of case, at most 64 characters).
-    #[serde(alias = "name")]
+    #[serde(default)]
     pub user: String,
+    /// The same, as a question names it ("create a persona called alice"); wins over
+    /// user.
+    #[serde(default)]
+    pub name: Option<String>,
     /// What the reader wants to read about, in their words ("asymmetric catalysis,
     /// C-H activation, flow chemistry").
     #[serde(default)]
@@ -608,9 +602,12 @@ pub struct CreateArgs {
 /// Arguments of `feed.persona_update`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct UpdateArgs {
-    /// The reader.
-    #[serde(alias = "name")]
+    /// The reader (empty: the only reader, when there is one).
+    #[serde(default)]
     pub user: String,
+    /// The reader as a question names it ("alice's interests"); wins over user.
+    #[serde(default)]
+    pub name: Option<String>,
     /// The new interests text (replaces the old one unless append=true).
     #[serde(default)]
     pub interests: String,
@@ -622,17 +619,20 @@ pub struct UpdateArgs {
 /// Arguments of the tools that take only a reader.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct UserArgs {
-    /// The reader.
-    #[serde(alias = "name")]
+    /// The reader (empty: the only reader, when there is one).
+    #[serde(default, alias = "name")]
     pub user: String,
 }
 
 /// Arguments of `feed.persona_reset` and `feed.persona_delete`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ConfirmArgs {
-    /// The reader.
-    #[serde(alias = "name")]
+    /// The reader (empty: the only reader, when there is one).
+    #[serde(default)]
     pub user: String,
+    /// The reader as a question names it ("delete the persona bob"); wins over user.
+    #[serde(default)]
+    pub name: Option<String>,
     /// Must be true: this erases the reader's ratings (and, for delete, the reader).
     #[serde(default)]
     pub confirm: bool,
@@ -647,14 +647,14 @@ pub struct SuggestArgs {
     pub user: Option<String>,
     /// How many suggestions, 1 to 16 (default 5).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 16))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
 }
 
 /// Arguments of `feed.source_add`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct SourceAddArgs {
     /// The feed's address (http or https): RSS, Atom or JSON Feed.
+    #[serde(default)]
     pub url: String,
     /// A title to show for it (default: the feed's own).
     #[serde(default)]
@@ -690,11 +690,11 @@ pub struct SourceRemoveArgs {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct PreviewArgs {
     /// The address to look at (http or https).
+    #[serde(default)]
     pub url: String,
     /// How many entries to show, 1 to 16 (default 5).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 16))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
     /// Accepted for symmetry; previews store nothing.
     #[serde(default)]
     pub user: Option<String>,
@@ -705,21 +705,18 @@ pub struct PreviewArgs {
 pub struct SourcesArgs {
     /// How many subscriptions to show, 1 to 16 (default 5; failing ones first).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 16))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
     /// Subscriptions are shared by every reader; accepted for symmetry.
     #[serde(default)]
     pub user: Option<String>,
 }
 
-/// Arguments of `feed.ask`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct AskArgs {
-    /// The question, in your own words: "what should I read today?", "anything new on
-    /// retrieval augmented generation?", "why is item 12 ranked so high?".
-    #[serde(default)]
-    pub question: String,
-    /// The reader asking (default: the one named in the question, else the only reader).
+/// What `feed.ask` takes besides the question: what the agent already knows, read by
+/// the router and passed to whichever tool the question reaches when it takes them.
+#[derive(Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub struct AskContext {
+    /// The reader asking (if not given: the one the question names, else the only
+    /// reader).
     #[serde(default)]
     pub user: Option<String>,
     /// The item the question is about, if any (completes rate/read/explain in one call).
@@ -728,13 +725,6 @@ pub struct AskArgs {
     /// An address the question is about (an item's link, or a feed to add or preview).
     #[serde(default)]
     pub url: Option<String>,
-    /// Run this tool of the feed surface directly instead of routing the question (e.g.
-    /// `feed.list`); pass its arguments in `args`.
-    #[serde(default)]
-    pub tool: Option<String>,
-    /// Arguments for `tool`.
-    #[serde(default)]
-    pub args: Option<Map<String, Value>>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -945,16 +935,16 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
     macro_rules! tool {
         ($($t:tt)*) => { attest_core::tool_over!(c, ctx, $($t)*) };
     }
-    tool!(
+    c.push(Tool::ask::<AskContext>(
         ToolSpec::new(
             "feed.ask",
             "Ask about your reading feed",
             "Ask about your reading feed in plain words: what should I read today, anything new on X, why is this ranked here, mark this useful, subscribe to a feed.\n\nRoutes the question to one feed tool by fixed rules (an unclear question is asked back with options; another surface's question names that surface). Pass user, and item_id or url when the question is about one item or feed. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
             Hints { read_only: false, destructive: false, idempotent: false, open_world: true },
         ),
-        ask,
-        AskArgs
-    );
+        &router::ROUTER,
+        &["user", "item_id", "url"],
+    ));
     tool!(
         ToolSpec::new(
             "feed.list",
@@ -965,16 +955,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         list,
         ListArgs
     );
-    tool!(
-        ToolSpec::new(
-            "feed.search",
-            "Search the archive",
-            "Search the whole archive of the reader's feeds for a topic, best matches for this reader first.\n\nFull-text search (words, \"quoted phrases\", tags like cs.LG), then ordered half by match and half by the reader's ranking. Filter by tag or since=YYYY-MM-DD.",
-            WRITE_IDEMPOTENT,
-        ),
-        search_tool,
-        SearchArgs
-    );
+    c.push(search_tool(Arc::clone(&ctx)));
     tool!(
         ToolSpec::new(
             "feed.read",
@@ -1148,46 +1129,25 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
     c
 }
 
-async fn research_tool(ctx: &Context, a: ResearchArgs) -> Result<Answer<Value>, Fault> {
-    research::tool(ctx, a).await
+async fn research_tool(ctx: &Context, a: ResearchArgs) -> Outcome {
+    Ok(research::tool(ctx, a).await?)
 }
 
-/// Run a feed tool by name on JSON arguments (the dispatch `feed.ask` uses).
-pub async fn run_tool(ctx: &Context, name: &str, args: Map<String, Value>) -> Result<Answer<Value>, Fault> {
-    macro_rules! go {
-        ($f:ident, $args:ty) => {
-            match serde_json::from_value::<$args>(Value::Object(args)) {
-                Ok(a) => $f(ctx, a).await,
-                Err(e) => Ok(Answer::refuse(format!(
-                    "{name} could not read its arguments: {}. Call feed.tools to see what it takes.",
-                    clip(&e.to_string(), 200)
-                ))),
-            }
-        };
-    }
-    let answer = match name {
-        "feed.list" => go!(list, ListArgs),
-        "feed.search" => go!(search_tool, SearchArgs),
-        "feed.read" => go!(read, ItemArgs),
-        "feed.rate" => go!(rate, RateArgs),
-        "feed.explain" => go!(explain_tool, ItemArgs),
-        "feed.digest" => go!(digest, DigestArgs),
-        "feed.persona_create" => go!(persona_create, CreateArgs),
-        "feed.persona_update" => go!(persona_update, UpdateArgs),
-        "feed.persona_status" => go!(persona_status, UserArgs),
-        "feed.persona_reset" => go!(persona_reset, ConfirmArgs),
-        "feed.persona_delete" => go!(persona_delete, ConfirmArgs),
-        "feed.persona_suggest_interests" => go!(persona_suggest_interests, SuggestArgs),
-        "feed.source_add" => go!(source_add, SourceAddArgs),
-        "feed.source_remove" => go!(source_remove, SourceRemoveArgs),
-        "feed.source_preview" => go!(source_preview, PreviewArgs),
-        "feed.source_suggest" => go!(source_suggest, SuggestArgs),
-        "feed.sources" => go!(sources, SourcesArgs),
-        "feed.harvest_engagement" => go!(harvest_engagement, UserArgs),
-        "feed.research" => go!(research_tool, ResearchArgs),
-        other => Ok(Answer::refuse(format!("there is no feed tool '{other}'. Tools: {}.", router::TOOLS.join(", ")))),
-    }?;
-    Ok(answer)
+/// `feed.search` alone, over a context: the knowledge surface links it without the rest
+/// of the feed catalogue. [`tools`] registers the same tool.
+pub fn search_tool(ctx: Arc<Context>) -> Tool {
+    Tool::new(
+        ToolSpec::new(
+            "feed.search",
+            "Search the archive",
+            "Search the whole archive of the reader's feeds for a topic, best matches for this reader first.\n\nFull-text search (words, \"quoted phrases\", tags like cs.LG), then ordered half by match and half by the reader's ranking. Filter by tag or since=YYYY-MM-DD.",
+            WRITE_IDEMPOTENT,
+        ),
+        move |a: SearchArgs| {
+            let ctx = Arc::clone(&ctx);
+            async move { search_items(&ctx, a).await }
+        },
+    )
 }
 
 // ---- ranking helpers ------------------------------------------------------------------
@@ -1244,16 +1204,10 @@ fn titles(items: &[Row], n: usize) -> String {
 
 // ---- feed.list --------------------------------------------------------------------------
 
-async fn list(ctx: &Context, a: ListArgs) -> Result<Answer<Value>, Fault> {
-    let limit = match limit_of(a.limit, "feed.list") {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
-    let days = match days_of(a.days, LIST_DAYS, "feed.list") {
-        Ok(d) => d,
-        Err(r) => return Ok(*r),
-    };
-    let (reader, notice) = reader!(ctx, "feed.list", &a.user);
+async fn list(ctx: &Context, a: ListArgs) -> Outcome {
+    let limit = a.limit.count();
+    let days = a.days.get();
+    let (reader, notice) = reader_for(ctx, "feed.list", &a.user).await?;
     let (window, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
     let (window, emb, coverage) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
     let (_, ranking) = window.rank(&reader.interests, limit, &emb);
@@ -1311,11 +1265,8 @@ fn parse_since(s: &str) -> Option<String> {
     Some(stamp(t))
 }
 
-async fn search_tool(ctx: &Context, a: SearchArgs) -> Result<Answer<Value>, Fault> {
-    let limit = match limit_of(a.limit, "feed.search") {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
+async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
+    let limit = a.limit.count();
     let since = match a.since.as_deref().filter(|s| !s.trim().is_empty()) {
         None => None,
         Some(s) => match parse_since(s) {
@@ -1338,7 +1289,7 @@ async fn search_tool(ctx: &Context, a: SearchArgs) -> Result<Answer<Value>, Faul
     if a.query.chars().count() > 1_000 {
         return Ok(Answer::refuse("feed.search: the query is over 1,000 characters; give the few words that matter."));
     }
-    let (reader, notice) = reader!(ctx, "feed.search", &a.user);
+    let (reader, notice) = reader_for(ctx, "feed.search", &a.user).await?;
     let q = search::SearchQuery { text: a.query.clone(), tag: tag.clone(), since, limit: SEARCH_POOL };
     let hits = tryf!(search::search(&ctx.store, &q).await);
     if hits.is_empty() {
@@ -1423,26 +1374,46 @@ async fn search_tool(ctx: &Context, a: SearchArgs) -> Result<Answer<Value>, Faul
 
 // ---- feed.read / feed.rate / feed.explain ------------------------------------------------
 
-async fn item_or_refuse(ctx: &Context, id: i64) -> Result<Result<Item, Answer<Value>>, Fault> {
+/// The item a call is about: by id, else by its address (link or GUID); neither is
+/// asked back.
+async fn item_for(ctx: &Context, tool: &str, id: Option<i64>, url: Option<&str>) -> Result<Item, Stop> {
+    let id = match (id, url.map(str::trim).filter(|u| !u.is_empty())) {
+        (Some(id), _) => id,
+        (None, Some(u)) => item_by_url(ctx, u).await?.ok_or_else(|| {
+            Stop::refuse(format!(
+                "no item in the archive has the address {}; find it with feed.search, or subscribe to its feed with feed.source_add",
+                clip(u, 160)
+            ))
+            .with_options(["feed.search", "feed.source_add"])
+        })?,
+        (None, None) => {
+            return Err(Stop::ask_back(
+                format!(
+                    "Which item? Pass item_id (from feed.list or feed.search) or its url, and {tool} runs in the same call."
+                ),
+                [tool, "feed.list", "feed.search"],
+            ));
+        }
+    };
     match ctx.store.item(id).await {
-        Ok(Some(it)) => Ok(Ok(it)),
-        Ok(None) => Ok(Err(unknown_item(id))),
-        Err(e) => Err(feed_fault(e)),
+        Ok(Some(it)) => Ok(it),
+        Ok(None) => Err(Stop::from(unknown_item(id))),
+        Err(e) => Err(feed_fault(e).into()),
     }
 }
 
-macro_rules! item {
-    ($ctx:expr, $id:expr) => {
-        match item_or_refuse($ctx, $id).await? {
-            Ok(i) => i,
-            Err(refusal) => return Ok(refusal),
-        }
-    };
+async fn item_by_url(ctx: &Context, url: &str) -> Result<Option<i64>, Stop> {
+    let r = sqlx::query("SELECT id FROM items WHERE url = $1 OR guid = $1 ORDER BY id LIMIT 1")
+        .bind(url.trim())
+        .fetch_optional(ctx.store.pool())
+        .await
+        .map_err(sql)?;
+    Ok(r.map(|r| r.get("id")))
 }
 
-async fn read(ctx: &Context, a: ItemArgs) -> Result<Answer<Value>, Fault> {
-    let it = item!(ctx, a.item_id);
-    let (reader, notice) = reader!(ctx, "feed.read", &a.user);
+async fn read(ctx: &Context, a: ItemArgs) -> Outcome {
+    let it = item_for(ctx, "feed.read", a.item_id, a.url.as_deref()).await?;
+    let (reader, notice) = reader_for(ctx, "feed.read", &a.user).await?;
     tryf!(ctx.store.record_engagement(reader.id, it.id, EngagementKind::Read).await);
     let verdict = tryf!(ctx.store.click(reader.id, it.id).await).map(|c| c.useful);
     let summary = clip(&it.summary, SUMMARY_CHARS);
@@ -1467,7 +1438,7 @@ async fn read(ctx: &Context, a: ItemArgs) -> Result<Answer<Value>, Fault> {
     Ok(Answer::ok(with_notice(line, &notice), data).with_refs(refs).into_value())
 }
 
-async fn rate(ctx: &Context, a: RateArgs) -> Result<Answer<Value>, Fault> {
+async fn rate(ctx: &Context, a: RateArgs) -> Outcome {
     let source = match a.source.as_deref().filter(|s| !s.trim().is_empty()) {
         None => ClickSource::Agent,
         Some(s) => match s.parse::<ClickSource>() {
@@ -1475,8 +1446,8 @@ async fn rate(ctx: &Context, a: RateArgs) -> Result<Answer<Value>, Fault> {
             Err(e) => return Ok(Answer::refuse(format!("feed.rate: {e}"))),
         },
     };
-    let (reader, _) = reader!(ctx, "feed.rate", &a.user);
-    let it = item!(ctx, a.item_id);
+    let (reader, _) = reader_for(ctx, "feed.rate", &a.user).await?;
+    let it = item_for(ctx, "feed.rate", a.item_id, a.url.as_deref()).await?;
     let before = tryf!(ctx.store.click(reader.id, it.id).await);
     tryf!(ctx.store.record_click(reader.id, it.id, a.useful, source).await);
     ctx.reader_changed(reader.id);
@@ -1511,9 +1482,9 @@ async fn rate(ctx: &Context, a: RateArgs) -> Result<Answer<Value>, Fault> {
     Ok(Answer::ok(line, data).with_refs(vec![item_ref(it.id, it.url.as_deref())]).with_caveats(caveats).into_value())
 }
 
-async fn explain_tool(ctx: &Context, a: ItemArgs) -> Result<Answer<Value>, Fault> {
-    let it = item!(ctx, a.item_id);
-    let (reader, notice) = reader!(ctx, "feed.explain", &a.user);
+async fn explain_tool(ctx: &Context, a: ItemArgs) -> Outcome {
+    let it = item_for(ctx, "feed.explain", a.item_id, a.url.as_deref()).await?;
+    let (reader, notice) = reader_for(ctx, "feed.explain", &a.user).await?;
     let (window, _, _, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
     let data = &window.data;
     let built;
@@ -1535,16 +1506,10 @@ async fn explain_tool(ctx: &Context, a: ItemArgs) -> Result<Answer<Value>, Fault
 
 // ---- feed.digest ------------------------------------------------------------------------
 
-async fn digest(ctx: &Context, a: DigestArgs) -> Result<Answer<Value>, Fault> {
-    let limit = match limit_of(a.limit, "feed.digest") {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
-    let days = match days_of(a.days, DIGEST_DAYS, "feed.digest") {
-        Ok(d) => d,
-        Err(r) => return Ok(*r),
-    };
-    let (reader, notice) = reader!(ctx, "feed.digest", &a.user);
+async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
+    let limit = a.limit.count();
+    let days = a.days.get();
+    let (reader, notice) = reader_for(ctx, "feed.digest", &a.user).await?;
     let (window, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
     let (window, emb, coverage) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
     let widened = widened.into_iter().chain(coverage).collect::<Vec<_>>().join("; ");
@@ -1630,6 +1595,11 @@ async fn digest(ctx: &Context, a: DigestArgs) -> Result<Answer<Value>, Fault> {
 
 // ---- personas ---------------------------------------------------------------------------
 
+/// The reader a persona tool is about: the name a question states, else `user`.
+fn named<'a>(name: &'a Option<String>, user: &'a str) -> &'a str {
+    name.as_deref().filter(|n| !n.trim().is_empty()).unwrap_or(user)
+}
+
 fn persona_data(r: &Reader, ratings: usize) -> Persona {
     Persona {
         user: r.name.clone(),
@@ -1641,8 +1611,8 @@ fn persona_data(r: &Reader, ratings: usize) -> Persona {
     }
 }
 
-async fn persona_create(ctx: &Context, a: CreateArgs) -> Result<Answer<Value>, Fault> {
-    let name = match persona::validate_name(&a.user) {
+async fn persona_create(ctx: &Context, a: CreateArgs) -> Outcome {
+    let name = match persona::validate_name(named(&a.name, &a.user)) {
         Ok(n) => n,
         Err(e) => return Ok(Answer::refuse(format!("feed.persona_create: {e}"))),
     };
@@ -1668,12 +1638,12 @@ async fn persona_create(ctx: &Context, a: CreateArgs) -> Result<Answer<Value>, F
             "a reader named '{n}' already exists; change their interests with feed.persona_update, or pick another name"
         ))
         .with_options(vec!["feed.persona_update".into(), "feed.persona_status".into()])),
-        Err(e) => fault(e),
+        Err(e) => Err(e.into()),
     }
 }
 
-async fn persona_update(ctx: &Context, a: UpdateArgs) -> Result<Answer<Value>, Fault> {
-    let (reader, _) = reader!(ctx, "feed.persona_update", &a.user);
+async fn persona_update(ctx: &Context, a: UpdateArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_update", named(&a.name, &a.user)).await?;
     let text = if a.append { format!("{}, {}", reader.interests, a.interests.trim()) } else { a.interests.clone() };
     if a.interests.trim().is_empty() {
         return Ok(Answer::refuse(format!(
@@ -1696,8 +1666,8 @@ async fn persona_update(ctx: &Context, a: UpdateArgs) -> Result<Answer<Value>, F
     .into_value())
 }
 
-async fn persona_status(ctx: &Context, a: UserArgs) -> Result<Answer<Value>, Fault> {
-    let (reader, _) = reader!(ctx, "feed.persona_status", &a.user);
+async fn persona_status(ctx: &Context, a: UserArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_status", &a.user).await?;
     let (window, fp, since, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
     let (window, emb, _) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
     let (model, ranking) = window.rank(&reader.interests, 1, &emb);
@@ -1721,8 +1691,8 @@ async fn persona_status(ctx: &Context, a: UserArgs) -> Result<Answer<Value>, Fau
     Ok(Answer::ok(line, d).with_caveats(q.caveat.clone()).into_value())
 }
 
-async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Result<Answer<Value>, Fault> {
-    let (reader, _) = reader!(ctx, "feed.persona_reset", &a.user);
+async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_reset", named(&a.name, &a.user)).await?;
     let n = tryf!(ctx.store.clicks(reader.id).await).len();
     if let Err(msg) = persona::require_confirm(Destructive::Reset, a.confirm, &reader.name, n) {
         return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_reset".into()]));
@@ -1741,8 +1711,8 @@ async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Result<Answer<Value>, F
     .into_value())
 }
 
-async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Result<Answer<Value>, Fault> {
-    let (reader, _) = reader!(ctx, "feed.persona_delete", &a.user);
+async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_delete", named(&a.name, &a.user)).await?;
     let n = tryf!(ctx.store.clicks(reader.id).await).len();
     if let Err(msg) = persona::require_confirm(Destructive::Delete, a.confirm, &reader.name, n) {
         return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_delete".into()]));
@@ -1756,11 +1726,8 @@ async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Result<Answer<Value>, 
     .into_value())
 }
 
-async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Result<Answer<Value>, Fault> {
-    let limit = match limit_of(a.limit, "feed.persona_suggest_interests") {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
+async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Outcome {
+    let limit = a.limit.count();
     let tags = tryf!(ctx.store.tag_counts(500).await);
     let top = persona::suggest_interests(&tags, limit);
     if top.is_empty() {
@@ -1787,8 +1754,8 @@ async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Result<Answ
     Ok(Answer::ok(line, out).with_options(vec![]).into_value())
 }
 
-async fn harvest_engagement(ctx: &Context, a: UserArgs) -> Result<Answer<Value>, Fault> {
-    let (reader, _) = reader!(ctx, "feed.harvest_engagement", &a.user);
+async fn harvest_engagement(ctx: &Context, a: UserArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.harvest_engagement", &a.user).await?;
     let h = tryf!(ctx.store.harvest_engagement(reader.id).await);
     if h.recorded > 0 {
         ctx.reader_changed(reader.id);
@@ -1813,21 +1780,21 @@ async fn harvest_engagement(ctx: &Context, a: UserArgs) -> Result<Answer<Value>,
 
 // ---- sources ----------------------------------------------------------------------------
 
-fn web_only(url: &str) -> Option<Answer<Value>> {
+/// The feed address a call is about: none is asked back, one too long refused.
+fn feed_address(tool: &str, url: &str) -> Result<(), Stop> {
     let u = url.trim();
     if u.is_empty() {
-        return Some(Answer::refuse("give the feed's address as url=https://…"));
+        return Err(Stop::ask_back("Which feed? Pass its address as url=https://….", [tool, "feed.source_suggest"]));
     }
     if u.chars().count() > 2_000 {
-        return Some(Answer::refuse("that address is over 2,000 characters; give the feed's own address"));
+        return Err(Stop::refuse("that address is over 2,000 characters; give the feed's own address"));
     }
-    None
+    Ok(())
 }
 
-async fn source_add(ctx: &Context, a: SourceAddArgs) -> Result<Answer<Value>, Fault> {
-    if let Some(r) = web_only(&a.url) {
-        return Ok(r);
-    }
+async fn source_add(ctx: &Context, a: SourceAddArgs) -> Outcome {
+    feed_address("feed.source_add", &a.url)?;
+    let a = SourceAddArgs { url: a.url.trim().to_string(), ..a };
     if let Err(e) = crate::fetch::locate(&a.url, ctx.fetcher.options().allow_local) {
         return Ok(Answer::refuse(format!("{e}. Nothing was subscribed.")));
     }
@@ -1860,9 +1827,7 @@ async fn source_add(ctx: &Context, a: SourceAddArgs) -> Result<Answer<Value>, Fa
     }
     // Check it is a feed before subscribing: a page that is not one is refused and
     // nothing is stored.
-    if let Err(e) = ingest::preview(&ctx.fetcher, &a.url, 1).await {
-        return fault(e);
-    }
+    ingest::preview(&ctx.fetcher, &a.url, 1).await?;
     let sub = tryf!(ctx.store.subscribe(&a.url, a.title.as_deref()).await);
     tryf!(mark_seeded(ctx).await);
     let out = ingest::ingest_feed(&ctx.store, &ctx.fetcher, &sub.feed).await;
@@ -1910,7 +1875,7 @@ fn source_row(f: &crate::model::Feed) -> Source {
     }
 }
 
-async fn source_remove(ctx: &Context, a: SourceRemoveArgs) -> Result<Answer<Value>, Fault> {
+async fn source_remove(ctx: &Context, a: SourceRemoveArgs) -> Outcome {
     let feed = match (a.feed_id, a.url.as_deref().filter(|u| !u.trim().is_empty())) {
         (Some(id), _) => tryf!(ctx.store.feed(id).await),
         (None, Some(u)) => tryf!(ctx.store.feed_by_url(u).await),
@@ -1941,18 +1906,10 @@ async fn source_remove(ctx: &Context, a: SourceRemoveArgs) -> Result<Answer<Valu
     .into_value())
 }
 
-async fn source_preview(ctx: &Context, a: PreviewArgs) -> Result<Answer<Value>, Fault> {
-    let limit = match limit_of(a.limit, "feed.source_preview") {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
-    if let Some(r) = web_only(&a.url) {
-        return Ok(r);
-    }
-    let p = match ingest::preview(&ctx.fetcher, &a.url, limit).await {
-        Ok(p) => p,
-        Err(e) => return fault(e),
-    };
+async fn source_preview(ctx: &Context, a: PreviewArgs) -> Outcome {
+    let limit = a.limit.count();
+    feed_address("feed.source_preview", &a.url)?;
+    let p = ingest::preview(&ctx.fetcher, &a.url, limit).await?;
     let entries: Vec<(String, Option<String>)> =
         p.entries.iter().map(|(t, u)| (clip(t, TITLE_CHARS), u.as_deref().map(|u| clip(u, URL_CHARS)))).collect();
     let first: Vec<String> = entries.iter().take(3).map(|(t, _)| clip(t, 70)).collect();
@@ -1968,11 +1925,8 @@ async fn source_preview(ctx: &Context, a: PreviewArgs) -> Result<Answer<Value>, 
     Ok(Answer::ok(line, data).with_options(vec![]).into_value())
 }
 
-async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Result<Answer<Value>, Fault> {
-    let limit = match limit_of(a.limit, "feed.source_suggest") {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
+async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Outcome {
+    let limit = a.limit.count();
     let reader = match a.user.as_deref().filter(|u| !u.trim().is_empty()) {
         Some(u) => tryf!(ctx.store.reader(u).await),
         None => None,
@@ -2051,11 +2005,8 @@ fn arxiv_category(tag: &str) -> Option<String> {
     Some(format!("{arch}.{sub}"))
 }
 
-async fn sources(ctx: &Context, a: SourcesArgs) -> Result<Answer<Value>, Fault> {
-    let limit = match limit_of(a.limit, "feed.sources") {
-        Ok(l) => l,
-        Err(r) => return Ok(*r),
-    };
+async fn sources(ctx: &Context, a: SourcesArgs) -> Outcome {
+    let limit = a.limit.count();
     let mut feeds = tryf!(ctx.store.feeds().await);
     if feeds.is_empty() {
         return Ok(Answer::refuse(
@@ -2088,144 +2039,4 @@ async fn sources(ctx: &Context, a: SourcesArgs) -> Result<Answer<Value>, Fault> 
     );
     let refs = shown.iter().map(|s| Ref::with_url(format!("feed:{}", s.feed_id), s.url.clone())).collect();
     Ok(Answer::ok(line, Sources { feeds: shown, total, failing }).with_refs(refs).into_value())
-}
-
-// ---- feed.ask ---------------------------------------------------------------------------
-
-async fn item_by_url(ctx: &Context, url: &str) -> Result<Option<i64>, Fault> {
-    let r = sqlx::query("SELECT id FROM items WHERE url = $1 OR guid = $1 ORDER BY id LIMIT 1")
-        .bind(url.trim())
-        .fetch_optional(ctx.store.pool())
-        .await
-        .map_err(sql)?;
-    Ok(r.map(|r| r.get("id")))
-}
-
-fn arg_str(args: &Map<String, Value>, key: &str) -> Option<String> {
-    args.get(key).and_then(Value::as_str).map(str::to_string).filter(|s| !s.trim().is_empty())
-}
-
-async fn ask(ctx: &Context, a: AskArgs) -> Result<Answer<Value>, Fault> {
-    if let Some(tool) = a.tool.as_deref().filter(|t| !t.trim().is_empty()) {
-        // Reached only when called outside a catalogue (the catalogue dispatches
-        // tool+args itself).
-        let tool = tool.trim();
-        let name = if tool.contains('.') { tool.to_string() } else { tool.replacen('_', ".", 1) };
-        return run_tool(ctx, &name, a.args.clone().unwrap_or_default()).await;
-    }
-    if a.question.trim().is_empty() && a.item_id.is_none() && a.url.is_none() {
-        return Ok(Answer::ask_back(
-            "What would you like from your feed? Today's ranked reading (feed.list), a search of the archive (feed.search), or the week by topic (feed.digest)?",
-            vec!["feed.list".into(), "feed.search".into(), "feed.digest".into()],
-        ));
-    }
-    let d = router::route(&a.question);
-    let Some(tool) = d.tool.clone() else {
-        // A bare item id or url with a question the rules do not place is still clear.
-        if a.item_id.is_some() && a.question.trim().is_empty() {
-            return dispatch(ctx, &a, "feed.read", Map::new()).await;
-        }
-        return Ok(Answer::ask_back(d.answer, d.options));
-    };
-    dispatch(ctx, &a, &tool, d.args).await
-}
-
-async fn dispatch(
-    ctx: &Context,
-    a: &AskArgs,
-    tool: &str,
-    mut args: Map<String, Value>,
-) -> Result<Answer<Value>, Fault> {
-    // The reader: given, named in the question, or the only one there is.
-    let named = arg_str(&args, "user").or_else(|| arg_str(&args, "name"));
-    args.remove("name");
-    let user = match a.user.clone().filter(|u| !u.trim().is_empty()).or(named) {
-        Some(u) => Some(u),
-        None => {
-            let readers = ctx.store.readers().await.map_err(feed_fault)?;
-            if readers.len() == 1 { Some(readers[0].name.clone()) } else { None }
-        }
-    };
-    let needs_user = !matches!(
-        tool,
-        "feed.sources"
-            | "feed.source_add"
-            | "feed.source_remove"
-            | "feed.source_preview"
-            | "feed.source_suggest"
-            | "feed.persona_suggest_interests"
-            | "feed.research"
-    );
-    match user {
-        Some(u) => {
-            args.insert("user".into(), json!(u));
-        }
-        None if needs_user => {
-            let names = reader_names(ctx).await?;
-            let which = if names.is_empty() {
-                "There is no reader yet: say who is asking (pass user=<name>; a new name is created on a read-only question), or create one with feed.persona_create.".to_string()
-            } else {
-                format!("Which reader is asking? Pass user=<name> (readers: {}).", names.join(", "))
-            };
-            return Ok(Answer::ask_back(which, vec![tool.to_string(), "feed.persona_create".into()]));
-        }
-        None => {}
-    }
-    if let Some(id) = a.item_id {
-        args.insert("item_id".into(), json!(id));
-    }
-    if let Some(u) = a.url.as_deref().filter(|u| !u.trim().is_empty()) {
-        args.insert("url".into(), json!(u.trim()));
-    }
-    match tool {
-        "feed.read" | "feed.rate" | "feed.explain" if !args.contains_key("item_id") => {
-            let found = match arg_str(&args, "url") {
-                Some(u) => item_by_url(ctx, &u).await?.ok_or(u),
-                None => Err(String::new()),
-            };
-            match found {
-                Ok(id) => {
-                    args.insert("item_id".into(), json!(id));
-                }
-                Err(u) if !u.is_empty() => {
-                    return Ok(Answer::refuse(format!(
-                        "no item in the archive has the address {}; find it with feed.search, or subscribe to its feed with feed.source_add",
-                        clip(&u, 160)
-                    ))
-                    .with_options(vec!["feed.search".into(), "feed.source_add".into()]));
-                }
-                Err(_) => {
-                    return Ok(Answer::ask_back(
-                        format!(
-                            "Which item? Pass item_id (from feed.list or feed.search) or its url, and {tool} runs in the same call."
-                        ),
-                        vec![tool.to_string(), "feed.list".into(), "feed.search".into()],
-                    ));
-                }
-            }
-        }
-        "feed.rate" => {}
-        "feed.source_add" | "feed.source_preview" if !args.contains_key("url") => {
-            return Ok(Answer::ask_back(
-                "Which feed? Pass its address as url=https://….",
-                vec![tool.to_string(), "feed.source_suggest".into()],
-            ));
-        }
-        "feed.search" if arg_str(&args, "query").is_none() => {
-            return Ok(Answer::ask_back(
-                "Search for what? Say the topic (\"anything new on retrieval augmented generation?\").",
-                vec!["feed.search".into(), "feed.list".into()],
-            ));
-        }
-        _ => {}
-    }
-    if tool == "feed.rate" && !args.contains_key("useful") {
-        args.insert("useful".into(), json!(true));
-    }
-    if tool == "feed.search" {
-        // The router's content type is a hint for a later ranking term; search takes words.
-        args.remove("content_type");
-    }
-    let out = run_tool(ctx, tool, args).await?;
-    Ok(if out.tool_used.is_none() && out.options.is_empty() { out.used(tool) } else { out })
 }

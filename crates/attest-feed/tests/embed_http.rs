@@ -9,10 +9,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use attest_core::{Answer, Fault};
 use attest_feed::FeedStore;
 use attest_feed::embed::{EmbedService, vector_count};
 use attest_feed::model::NewItem;
-use attest_feed::tools::{Context, run_tool};
+use attest_feed::tools::{Context, tools};
 use serde_json::{Map, Value, json};
 
 /// How the fake server answers.
@@ -173,7 +174,12 @@ fn args(v: Value) -> Map<String, Value> {
     v.as_object().unwrap().clone()
 }
 
-async fn list(ctx: &Context) -> attest_core::Answer<Value> {
+/// A feed tool called through the catalogue, as an agent calls it.
+async fn run_tool(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> Result<Answer<Value>, Fault> {
+    tools(Arc::clone(ctx)).call(name, args).await
+}
+
+async fn list(ctx: &Arc<Context>) -> attest_core::Answer<Value> {
     run_tool(ctx, "feed.list", args(json!({"user": "ana", "days": 3650, "limit": 3}))).await.unwrap()
 }
 
@@ -186,7 +192,7 @@ async fn embeddings_are_stored_change_the_order_and_a_dead_server_degrades() {
     let (s, ids) = store().await;
 
     // Words only: the off-topic newest item wins the tie with the meaning-only match.
-    let words = Context::with_fetcher(s.clone(), Default::default());
+    let words = Arc::new(Context::with_fetcher(s.clone(), Default::default()));
     let a = list(&words).await;
     assert!(a.ok, "{}", a.answer);
     assert_eq!(order(&a), vec![ids[0], ids[2], ids[1]]);
@@ -195,7 +201,7 @@ async fn embeddings_are_stored_change_the_order_and_a_dead_server_degrades() {
     // With the embedding server: every candidate is embedded and stored, and the
     // meaning-only match moves above the off-topic item.
     let mut fake = Fake::start(Mode::Good);
-    let ctx = Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base)));
+    let ctx = Arc::new(Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base))));
     let a = list(&ctx).await;
     assert!(a.ok, "{}", a.answer);
     assert_eq!(vector_count(&s, "fake-embed").await.unwrap(), 3);
@@ -237,7 +243,8 @@ async fn bad_answers_degrade_and_store_nothing() {
     for (mode, why) in [(Mode::WrongDims, "unexpected embeddings answer"), (Mode::NotJson, "did not send JSON")] {
         let (s, ids) = store().await;
         let fake = Fake::start(mode);
-        let ctx = Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base)));
+        let ctx =
+            Arc::new(Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base))));
         let a = list(&ctx).await;
         assert!(a.ok, "{}", a.answer);
         assert_eq!(order(&a), vec![ids[0], ids[2], ids[1]], "ranked by words");
@@ -259,8 +266,9 @@ async fn a_backlog_is_embedded_a_bounded_number_per_call() {
     s.add_items(Some(feed.id), &items, "2026-10-09T00:00:00Z").await.unwrap();
     s.create_reader("ana", "protein folding").await.unwrap();
     let fake = Fake::start(Mode::Good);
-    let ctx =
-        Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base).with_per_call(2)));
+    let ctx = Arc::new(
+        Context::with_fetcher(s.clone(), Default::default()).with_embedder(Some(service(&fake.base).with_per_call(2))),
+    );
     let first = list(&ctx).await;
     assert_eq!(vector_count(&s, "fake-embed").await.unwrap(), 2);
     let c = first.caveat.unwrap_or_default();

@@ -3,12 +3,14 @@
 //! is reported while the others still answer; off by default.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use attest_core::{Answer, Fault};
 use attest_feed::FeedStore;
 use attest_feed::model::NewItem;
 use attest_feed::research::{self, ResearchConfig, Service};
-use attest_feed::tools::{Context, run_tool};
+use attest_feed::tools::{Context, tools};
 use attest_testkit::http::{self, Reply};
 use serde_json::{Map, Value, json};
 
@@ -126,7 +128,7 @@ fn config(base: &str, arxiv: &str, pubmed: &str, crossref: &str) -> ResearchConf
     }
 }
 
-async fn ctx(research: ResearchConfig) -> Context {
+async fn ctx(research: ResearchConfig) -> Arc<Context> {
     let s = FeedStore::in_memory().await.unwrap();
     // The archive already holds one of the arXiv papers.
     let feed = s.subscribe("https://example.org/feed.xml", Some("Example")).await.unwrap().feed;
@@ -139,16 +141,21 @@ async fn ctx(research: ResearchConfig) -> Context {
         Vec::<String>::new(),
     );
     s.add_items(Some(feed.id), &[held], "2026-10-15T00:00:00Z").await.unwrap();
-    Context::with_fetcher(s, Default::default()).with_research(research)
+    Arc::new(Context::with_fetcher(s, Default::default()).with_research(research))
 }
 
 fn args(v: Value) -> Map<String, Value> {
     v.as_object().unwrap().clone()
 }
 
+/// A feed tool called through the catalogue, as an agent calls it.
+async fn run_tool(ctx: &Arc<Context>, name: &str, args: Map<String, Value>) -> Result<Answer<Value>, Fault> {
+    tools(Arc::clone(ctx)).call(name, args).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn off_by_default_with_how_to_enable() {
-    let c = Context::with_fetcher(FeedStore::in_memory().await.unwrap(), Default::default());
+    let c = Arc::new(Context::with_fetcher(FeedStore::in_memory().await.unwrap(), Default::default()));
     let a = run_tool(&c, "feed.research", args(json!({"query": "long context serving"}))).await.unwrap();
     assert!(!a.ok);
     assert!(a.answer.contains("ATTEST_RESEARCH_WEB=1"), "{}", a.answer);
@@ -246,7 +253,7 @@ async fn bad_arguments_are_refusals() {
 async fn ask_routes_literature_questions_to_research() {
     let base = serve();
     let c = ctx(config(&base, "/arxiv/api/query", "/pubmed", "/crossref")).await;
-    let catalogue = attest_feed::tools::tools(std::sync::Arc::new(c));
+    let catalogue = tools(c);
     let a =
         catalogue.call("feed.ask", args(json!({"question": "search arXiv for long context serving"}))).await.unwrap();
     assert!(a.ok, "{}", a.answer);

@@ -1,20 +1,20 @@
-//! The feed.ask router against its case table (`routing_cases.toml`): each case's tool
-//! and exact arguments, no catch-all, at least two options on every decline,
-//! determinism, and a snapshot of every decision.
+//! The feed.ask router against its case table (`routing_cases.toml`), through the
+//! runner every router shares (attest-testkit): each case's tool and exact arguments,
+//! every tool of the rules reached by a case, no catch-all, at least two options on
+//! every decline, determinism, a snapshot of every decision, and no panic on any
+//! Unicode.
 
-use std::collections::BTreeSet;
-
-use attest_feed::router::{RULES, SEARCH_LEADS, TOOLS, route};
-use attest_testkit::routing::{self, Case};
-use serde_json::Value;
-
-fn cases() -> Vec<Case> {
-    routing::cases(include_str!("routing_cases.toml"))
-}
+use attest_core::ask::{Args, Route};
+use attest_feed::router::{ROUTER, SEARCH_LEADS, route};
+use attest_testkit::routing;
+use serde_json::json;
 
 #[test]
-fn every_case_routes_with_its_arguments() {
-    routing::check(&cases(), 60, route);
+fn every_case_reaches_its_tool_with_its_args() {
+    let cases = routing::cases(include_str!("routing_cases.toml"));
+    assert!(cases.iter().filter(|c| c.tool.is_none()).count() >= 8, "too few declines");
+    let decided = routing::run(&cases, 60, &ROUTER);
+    insta::assert_yaml_snapshot!("routing_decisions", decided);
 }
 
 #[test]
@@ -25,25 +25,18 @@ fn the_daily_question_never_goes_to_the_digest() {
 }
 
 #[test]
-fn no_catch_all() {
+fn there_is_no_catch_all() {
     routing::no_catch_all(&["the weather in Lisbon"], route);
 }
 
 #[test]
-fn cases_cover_every_tool_and_rules_name_only_real_tools() {
-    let routed: BTreeSet<String> = cases().iter().filter_map(|c| c.tool.clone()).collect();
-    for t in TOOLS {
-        assert!(routed.contains(*t), "no case routes to {t}");
-    }
-    for r in RULES {
-        assert!(TOOLS.contains(&r.tool), "rule for unknown tool {}", r.tool);
-        assert!(!r.phrases.is_empty());
-    }
+fn phrases_are_lower_case_words() {
     // Phrases are words, matched on boundaries: no leading/trailing spaces, lower case.
-    for p in RULES.iter().flat_map(|r| r.phrases.iter()).chain(SEARCH_LEADS) {
+    for p in ROUTER.rules.iter().flat_map(|r| r.phrases.iter()).chain(SEARCH_LEADS) {
         assert_eq!(p.trim(), *p, "{p:?}");
         assert_eq!(p.to_lowercase(), *p, "{p:?}");
     }
+    assert!(ROUTER.tools().iter().all(|t| t.starts_with("feed.")));
 }
 
 #[test]
@@ -55,13 +48,21 @@ fn phrases_match_whole_words_only() {
 }
 
 #[test]
-fn snapshot_of_every_decision() {
-    let rows: Vec<Value> = cases()
-        .iter()
-        .map(|c| {
-            let d = route(&c.q);
-            serde_json::json!({ "q": c.q, "tool": d.tool, "args": d.args, "options": d.options, "answer": d.answer })
-        })
-        .collect();
-    insta::assert_yaml_snapshot!("routing_decisions", rows);
+fn an_item_given_beside_the_question_is_pointed_at() {
+    let given = |v: serde_json::Value| -> Args { v.as_object().unwrap().clone() };
+    // An empty question with an item reads it; with a url alone it is asked back.
+    let d = ROUTER.decide("", &given(json!({"item_id": 7})));
+    assert_eq!((d.tool.as_deref(), d.args.len()), (Some("feed.read"), 0));
+    assert_eq!(ROUTER.decide("", &given(json!({"url": "https://x.org/a"}))).tool, None);
+    // "summarize" needs an item: given beside it, the question reads it.
+    assert_eq!(route("summarize").tool, None);
+    assert_eq!(ROUTER.decide("summarize", &given(json!({"item_id": 7}))).tool.as_deref(), Some("feed.read"));
+    assert_eq!(ROUTER.decide("useful", &given(json!({"url": "https://x.org/a"}))).tool.as_deref(), Some("feed.rate"));
+    // An unclear question stays unclear with an item beside it.
+    assert_eq!(ROUTER.decide("hmm", &given(json!({"item_id": 7}))).tool, None);
+}
+
+#[test]
+fn never_panics_on_any_unicode() {
+    attest_testkit::routing::never_panics(route);
 }

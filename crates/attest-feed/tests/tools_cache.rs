@@ -9,10 +9,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use attest_core::{Answer, Fault};
 use attest_feed::fetch::Fetcher;
 use attest_feed::ingest;
 use attest_feed::model::{ClickSource, NewItem};
-use attest_feed::tools::{Context, run_tool};
+use attest_feed::tools::{Context, tools};
 use attest_feed::{FeedStore, Item};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -53,7 +54,16 @@ fn calls() -> Vec<(&'static str, Value)> {
     ]
 }
 
-async fn answers(ctx: &Context) -> Vec<Value> {
+/// A feed tool called through the catalogue, as an agent calls it.
+async fn run_tool(
+    ctx: &Arc<Context>,
+    name: &str,
+    args: serde_json::Map<String, Value>,
+) -> Result<Answer<Value>, Fault> {
+    tools(Arc::clone(ctx)).call(name, args).await
+}
+
+async fn answers(ctx: &Arc<Context>) -> Vec<Value> {
     let mut out = Vec::new();
     for (tool, args) in calls() {
         let a = run_tool(ctx, tool, args.as_object().unwrap().clone()).await.unwrap();
@@ -62,9 +72,9 @@ async fn answers(ctx: &Context) -> Vec<Value> {
     out
 }
 
-async fn same_as_fresh(ctx: &Context, store: &FeedStore, step: &str) {
+async fn same_as_fresh(ctx: &Arc<Context>, store: &FeedStore, step: &str) {
     let cached = answers(ctx).await;
-    let fresh = answers(&Context::new(store.clone())).await;
+    let fresh = answers(&Arc::new(Context::new(store.clone()))).await;
     for (c, f) in cached.iter().zip(&fresh) {
         assert_eq!(c, f, "after {step}: the cached answer differs from a fresh context's");
     }
@@ -72,7 +82,7 @@ async fn same_as_fresh(ctx: &Context, store: &FeedStore, step: &str) {
     assert_eq!(answers(ctx).await, cached, "after {step}: a repeated call changed the answer");
 }
 
-async fn call(ctx: &Context, tool: &str, args: Value) -> Value {
+async fn call(ctx: &Arc<Context>, tool: &str, args: Value) -> Value {
     let a = run_tool(ctx, tool, args.as_object().unwrap().clone()).await.unwrap();
     assert!(a.ok, "{tool}: {}", a.answer);
     serde_json::to_value(&a).unwrap()

@@ -1,29 +1,51 @@
 //! The `kg.ask` router: a pure function from a question to one tool of the knowledge
 //! surface, with the concepts it names extracted as arguments.
 //!
-//! Rules are data ([`RULES`]), matched on whole words; extraction patterns are anchored
-//! on the same words. There is no catch-all: a question no rule claims is asked back
-//! with options. "What did I read about X" belongs to this surface too (`feed.search`),
-//! so this router checks its own rules before declining other surfaces' questions.
+//! It is attest-core's one ask pipeline ([`attest_core::ask`]) over this surface's
+//! [`Facts`] (read once per question: the words, the cleaned body, and what the
+//! extraction patterns capture) and its rule table [`RULES`] (first rule wins; phrases
+//! on whole words; extraction patterns anchored on the same words). There is no
+//! catch-all: a question no rule claims is asked back with options. "What did I read
+//! about X" belongs to this surface too (`feed.search`, which the knowledge surface
+//! serves), so the shared decline table never sends it away. `specs/kg-routing.md`
+//! explains the table.
 
 use std::sync::LazyLock;
 
 use attest_core::Decision;
-use attest_core::route::{Question, Rule, elsewhere, first_match};
+use attest_core::ask::{Args, Asked, Router, Rule};
+use attest_core::route::Question;
 use regex::Regex;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// The tools `kg.ask` routes to.
-pub const TOOLS: &[&str] = &["kg.path", "kg.neighbors", "kg.central", "kg.communities", "kg.concepts", "feed.search"];
+/// Tools offered when a question is asked back, and after a decline.
+pub const OPTIONS: &[&str] = &["kg.path", "kg.neighbors", "kg.central", "kg.communities", "feed.search"];
 
-/// Options offered when a question is asked back.
-pub const ASK_BACK_OPTIONS: &[&str] = &["kg.path", "kg.neighbors", "kg.central", "kg.communities", "feed.search"];
+/// The question back for an empty question.
+pub const EMPTY: &str = "What would you like to know about the concepts you have read: how two connect, what sits next to one, the central ones, or your research areas?";
 
-/// Phrases that claim a question for a tool, in priority order.
-pub const RULES: &[Rule] = &[
-    Rule {
-        tool: "kg.central",
-        phrases: &[
+/// The question back for a question no rule claims.
+pub const UNCLEAR: &str = "I can't tell what you want from the concept graph: connect two concepts (kg.path), show what sits next to one (kg.neighbors), the central concepts (kg.central), your research areas (kg.communities), or search what you read (feed.search)?";
+
+/// Longest question read, in characters; the rest is ignored.
+const MAX_QUESTION_CHARS: usize = 2_000;
+
+/// The routing table, in order; the first rule that claims the question decides.
+///
+/// 1. A citation question is asked back naming the surface's cite tools.
+/// 2. A search of what was read, two concepts to connect, one concept's neighbourhood:
+///    decided by what the extraction patterns capture ([`Facts`]).
+/// 3. The phrase table, with each tool's arguments (kg.central's metric, kg.concepts'
+///    prefix), and a question back for feed.search, kg.path and kg.neighbors when the
+///    question names no topic or concept to give them.
+pub static RULES: &[Rule<Facts>] = &[
+    Rule::new("cite.lookup", CITATION_PHRASES).args(citation),
+    Rule::new("feed.search", &[]).when(states_search).args(search_query).because("a search of what you read"),
+    Rule::new("kg.path", &[]).when(states_pair).args(pair).because("two concepts to connect"),
+    Rule::new("kg.neighbors", &[]).when(states_one).args(one).because("the neighbours of one concept"),
+    Rule::new(
+        "kg.central",
+        &[
             "central",
             "most important",
             "hub",
@@ -43,10 +65,11 @@ pub const RULES: &[Rule] = &[
             "bridge concepts",
             "most connected",
         ],
-    },
-    Rule {
-        tool: "feed.search",
-        phrases: &[
+    )
+    .args(central_metric),
+    Rule::new(
+        "feed.search",
+        &[
             "did i read about",
             "have i read about",
             "i read about",
@@ -63,10 +86,11 @@ pub const RULES: &[Rule] = &[
             "search for",
             "search my archive",
         ],
-    },
-    Rule {
-        tool: "kg.path",
-        phrases: &[
+    )
+    .args(search_what),
+    Rule::new(
+        "kg.path",
+        &[
             "connect",
             "connects",
             "connected",
@@ -81,10 +105,11 @@ pub const RULES: &[Rule] = &[
             "bridge from",
             "get from",
         ],
-    },
-    Rule {
-        tool: "kg.neighbors",
-        phrases: &[
+    )
+    .args(which_two),
+    Rule::new(
+        "kg.neighbors",
+        &[
             "related to",
             "neighbours",
             "neighbors",
@@ -102,10 +127,11 @@ pub const RULES: &[Rule] = &[
             "alongside",
             "around",
         ],
-    },
-    Rule {
-        tool: "kg.communities",
-        phrases: &[
+    )
+    .args(next_to_which),
+    Rule::new(
+        "kg.communities",
+        &[
             "research areas",
             "main areas",
             "areas",
@@ -117,10 +143,10 @@ pub const RULES: &[Rule] = &[
             "my topics",
             "fields",
         ],
-    },
-    Rule {
-        tool: "kg.concepts",
-        phrases: &[
+    ),
+    Rule::new(
+        "kg.concepts",
+        &[
             "concepts",
             "concept",
             "vocabulary",
@@ -134,8 +160,25 @@ pub const RULES: &[Rule] = &[
             "spelled",
             "spell",
         ],
-    },
+    )
+    .args(concepts_prefix),
 ];
+
+/// The knowledge surface's router.
+pub static ROUTER: Router<Facts> = Router {
+    surface: "knowledge",
+    rules: RULES,
+    empty: EMPTY,
+    unclear: UNCLEAR,
+    options: OPTIONS,
+    decline_note: " If you meant the concepts you have read, say which: how two connect, what sits next to one, or your research areas.",
+};
+
+/// Route a `kg.ask` question to a knowledge tool, or ask back, or decline it to the
+/// surface that owns it.
+pub fn route(question: &str) -> Decision {
+    ROUTER.decide(question, &Args::new())
+}
 
 fn re(p: &str) -> Regex {
     Regex::new(p).expect("router pattern compiles")
@@ -180,10 +223,15 @@ static CONCEPT_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
+/// Quotes around a concept, straight or curly.
+fn is_quote(c: char) -> bool {
+    matches!(c, '"' | '\'' | '`' | '\u{201c}' | '\u{201d}' | '\u{2018}' | '\u{2019}')
+}
+
 /// Clean an extracted concept: trim, drop quotes, leading articles and the trailing
 /// words that only say where to look.
 fn clean(s: &str) -> String {
-    let mut s = s.trim().trim_matches(|c| matches!(c, '"' | '\'' | '`')).to_string();
+    let mut s = s.trim().trim_matches(is_quote).to_string();
     loop {
         let t = TAIL.replace(&s, "").trim().to_string();
         if t == s {
@@ -192,25 +240,16 @@ fn clean(s: &str) -> String {
         s = t;
     }
     for lead in ["the ", "a ", "an ", "my ", "concept ", "topic "] {
-        if s.len() > lead.len() && s[..lead.len()].eq_ignore_ascii_case(lead) {
+        // `get` is `None` when a multi-byte character straddles the cut ("a Gödel").
+        if s.len() > lead.len() && s.get(..lead.len()).is_some_and(|h| h.eq_ignore_ascii_case(lead)) {
             s = s[lead.len()..].trim().to_string();
         }
     }
-    s.trim_matches(|c| matches!(c, '"' | '\'' | '`')).trim().to_string()
+    s.trim_matches(is_quote).trim().to_string()
 }
 
-fn args(pairs: &[(&str, &str)]) -> Map<String, Value> {
+fn args(pairs: &[(&str, &str)]) -> Args {
     pairs.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect()
-}
-
-/// The text with the extracted arguments taken out, so a concept's own words never
-/// make another surface claim the question.
-fn frame(text: &str, args: &Map<String, Value>) -> String {
-    let mut t = text.to_string();
-    for v in args.values().filter_map(Value::as_str) {
-        t = t.replacen(v, " ", 1);
-    }
-    t
 }
 
 /// Phrases of a citation question. The knowledge surface answers these with its cite
@@ -227,111 +266,129 @@ pub const CITATION_PHRASES: &[&str] = &[
     "doi for",
 ];
 
-/// Route a `kg.ask` question.
-pub fn route(question: &str) -> Decision {
-    let q = Question::new(question);
-    if let Some(p) = q.any(CITATION_PHRASES) {
-        return Decision::ask_back(
-            format!(
-                "'{p}' is a citation question: call cite.lookup with the citation key, DOI or arXiv id, or cite.search with a few words of the title."
-            ),
-            &["cite.lookup", "cite.search"],
-        );
+/// What a question states, read once before any rule is tried.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    /// The question's words.
+    pub q: Question,
+    /// The question cleaned of quotes, leading articles and "in what I've read"
+    /// tails: what the concept patterns read.
+    pub body: String,
+    /// The citation phrase it carries, if any.
+    pub citation: Option<&'static str>,
+    /// The topic of a search of what was read ("what did I read about X").
+    pub search: Option<String>,
+    /// Two concepts to connect ("how does X relate to Y").
+    pub pair: Option<(String, String)>,
+    /// One concept whose neighbourhood is asked for ("what is related to X").
+    pub one: Option<String>,
+    /// The start of a concept's name ("concepts starting with X").
+    pub prefix: Option<String>,
+}
+
+impl attest_core::ask::Facts for Facts {
+    fn read(question: &str, _given: &Args) -> Facts {
+        let question = match question.char_indices().nth(MAX_QUESTION_CHARS) {
+            Some((cut, _)) => &question[..cut],
+            None => question,
+        };
+        let q = Question::new(question);
+        let body = clean(&q.raw);
+        let how_much = ["most", "the most", "most often", "more", "less", "a lot"];
+        let search = SEARCH
+            .captures(&q.raw)
+            .map(|c| clean(&c["q"]))
+            .filter(|s| !s.is_empty() && !how_much.contains(&s.to_lowercase().as_str()));
+        let pair = PATHS.iter().find_map(|p| {
+            let c = p.captures(&body)?;
+            let (a, b) = (clean(&c["a"]), clean(&c["b"]));
+            (!a.is_empty() && !b.is_empty()).then_some((a, b))
+        });
+        let one = NEIGHBOR
+            .captures(&body)
+            .map(|c| clean(&c["a"]))
+            .filter(|a| !a.is_empty() && a.split_whitespace().count() <= 6);
+        let prefix = CONCEPT_PREFIX.captures(&body).map(|c| clean(&c["p"])).filter(|p| !p.is_empty());
+        let citation = q.any(CITATION_PHRASES);
+        Facts { q, body, citation, search, pair, one, prefix }
     }
-    if q.is_empty() {
-        return Decision::ask_back(
-            "What would you like to know about the concepts you have read: how two connect, what sits next to one, the central ones, or your research areas?",
-            ASK_BACK_OPTIONS,
-        );
+
+    fn words(&self) -> &Question {
+        &self.q
     }
-    let text = q.raw.clone();
-    let decision = decide(&q, &text);
-    match decision {
-        Some(d) => {
-            // A kg decision still yields to another surface's marker outside the
-            // extracted concepts ("which arm of my sweep links ...").
-            if let Some(mut other) = elsewhere(&Question::new(&frame(&text, &d.args)), "kg")
-                && !other.options.iter().any(|o| o == "feed.search")
-                && other.options[0] != "feed.search"
-            {
-                other.options.push(d.tool.clone().unwrap_or_default());
-                return other;
-            }
-            d
-        }
-        None => match elsewhere(&q, "kg") {
-            Some(mut d) => {
-                d.options.push("kg.neighbors".into());
-                d
-            }
-            None => Decision::ask_back(
-                "I can't tell what you want from the concept graph: connect two concepts (kg.path), show what sits next to one (kg.neighbors), the central concepts (kg.central), your research areas (kg.communities), or search what you read (feed.search)?",
-                ASK_BACK_OPTIONS,
-            ),
-        },
+
+    /// A citation question is asked back naming the cite tools whatever else it says.
+    fn keeps(&self, _own: Option<&Decision>) -> bool {
+        self.citation.is_some()
     }
 }
 
-fn decide(q: &Question, text: &str) -> Option<Decision> {
-    // 1. Searches of what was read: this surface's own, checked first.
-    if let Some(c) = SEARCH.captures(text) {
-        let query = clean(&c["q"]);
-        let how_much = ["most", "the most", "most often", "more", "less", "a lot"];
-        if !query.is_empty() && !how_much.contains(&query.to_lowercase().as_str()) {
-            return Some(Decision::to("feed.search", args(&[("query", &query)]), "a search of what you read"));
-        }
-    }
-    // 2. Two concepts to connect.
-    let body = clean(text);
-    for p in PATHS.iter() {
-        if let Some(c) = p.captures(&body) {
-            let (a, b) = (clean(&c["a"]), clean(&c["b"]));
-            if !a.is_empty() && !b.is_empty() {
-                return Some(Decision::to(
-                    "kg.path",
-                    args(&[("source", &a), ("target", &b)]),
-                    "two concepts to connect",
-                ));
-            }
-        }
-    }
-    // 3. One concept's neighbourhood ("what is related to X", "what is connected to X").
-    if let Some(c) = NEIGHBOR.captures(&body) {
-        let a = clean(&c["a"]);
-        if !a.is_empty() && a.split_whitespace().count() <= 6 {
-            return Some(Decision::to("kg.neighbors", args(&[("source", &a)]), "the neighbours of one concept"));
-        }
-    }
-    let (rule, phrase) = first_match(RULES, q)?;
-    let why = format!("matched \"{phrase}\"");
-    Some(match rule.tool {
-        "feed.search" => Decision::ask_back(
-            "Search what you read for what? Name a topic, e.g. \"what did I read about retrieval\".",
-            &["feed.search", "kg.concepts"],
+fn states_search(a: &Asked<'_, Facts>) -> bool {
+    a.facts.search.is_some()
+}
+
+fn states_pair(a: &Asked<'_, Facts>) -> bool {
+    a.facts.pair.is_some()
+}
+
+fn states_one(a: &Asked<'_, Facts>) -> bool {
+    a.facts.one.is_some()
+}
+
+fn citation(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Err(Decision::ask_back(
+        format!(
+            "'{}' is a citation question: call cite.lookup with the citation key, DOI or arXiv id, or cite.search with a few words of the title.",
+            a.phrase.unwrap_or("citation")
         ),
-        "kg.path" => Decision::ask_back(
-            "Which two concepts should I connect? Pass source and target.",
-            &["kg.path", "kg.neighbors"],
-        ),
-        "kg.neighbors" => Decision::ask_back("Next to which concept? Pass source.", &["kg.neighbors", "kg.concepts"]),
-        "kg.central" => {
-            let metric = if q.any(&["most read", "read most", "read the most", "read about most"]).is_some() {
-                "most_read"
-            } else if q.any(&["betweenness", "bridging", "bridge concepts", "bridge", "bridges"]).is_some() {
-                "betweenness"
-            } else {
-                "degree"
-            };
-            Decision::to("kg.central", args(&[("metric", metric)]), why)
-        }
-        "kg.concepts" => {
-            let a = CONCEPT_PREFIX.captures(&body).map(|c| clean(&c["p"])).filter(|p| !p.is_empty());
-            let a = match &a {
-                Some(p) => args(&[("prefix", p)]),
-                None => Map::new(),
-            };
-            Decision::to("kg.concepts", a, why)
-        }
-        tool => Decision::to(tool, Map::new(), why),
-    })
+        &["cite.lookup", "cite.search"],
+    ))
+}
+
+fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(args(&[("query", a.facts.search.as_deref().unwrap_or_default())]))
+}
+
+fn pair(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let (s, t) = a.facts.pair.as_ref().map_or(("", ""), |(s, t)| (s.as_str(), t.as_str()));
+    Ok(args(&[("source", s), ("target", t)]))
+}
+
+fn one(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(args(&[("source", a.facts.one.as_deref().unwrap_or_default())]))
+}
+
+/// kg.central's measure: most read, betweenness for bridges, else degree.
+fn central_metric(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let metric = if a.q.any(&["most read", "read most", "read the most", "read about most"]).is_some() {
+        "most_read"
+    } else if a.q.any(&["betweenness", "bridging", "bridge concepts", "bridge", "bridges"]).is_some() {
+        "betweenness"
+    } else {
+        "degree"
+    };
+    Ok(args(&[("metric", metric)]))
+}
+
+/// kg.concepts' prefix, when the question states one.
+fn concepts_prefix(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(a.facts.prefix.as_deref().map_or_else(Args::new, |p| args(&[("prefix", p)])))
+}
+
+fn search_what(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Err(Decision::ask_back(
+        "Search what you read for what? Name a topic, e.g. \"what did I read about retrieval\".",
+        &["feed.search", "kg.concepts"],
+    ))
+}
+
+fn which_two(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Err(Decision::ask_back(
+        "Which two concepts should I connect? Pass source and target.",
+        &["kg.path", "kg.neighbors"],
+    ))
+}
+
+fn next_to_which(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Err(Decision::ask_back("Next to which concept? Pass source.", &["kg.neighbors", "kg.concepts"]))
 }

@@ -1,9 +1,12 @@
 //! The knowledge tools as catalogue entries, and the only module of this crate that
-//! does I/O: it reads the feed archive's item tags, clicks and reads from the store,
-//! derives the graph ([`crate::graph`]) and answers `kg.neighbors`, `kg.path`,
-//! `kg.central`, `kg.communities`, `kg.concepts` and `kg.ask`. The catalogue also
-//! carries the feed's own `feed.search`, which `kg.ask` routes "what did I read about
-//! X" to. The `cite.*` tools are added by the binary (see `bins/attest-knowledge`).
+//! does I/O: it reads the feed archive's item tags, clicks and reads through
+//! [`FeedStore`]'s methods (this crate runs no SQL of its own), derives the graph
+//! ([`crate::graph`]) and answers `kg.neighbors`, `kg.path`, `kg.central`,
+//! `kg.communities` and `kg.concepts`. `kg.ask` is the one ask pipeline of attest-core
+//! over [`router::ROUTER`]: it routes a question to one tool of this catalogue and calls
+//! it by name, nothing decides after routing. The catalogue also carries the feed's own
+//! `feed.search`, which `kg.ask` routes "what did I read about X" to. The `cite.*`
+//! tools are added by the binary (see `bins/attest-knowledge`).
 //!
 //! The graph is derived on every call, never stored (see `specs/kg.md` for why a cache
 //! does not pay at today's sizes). Tags are the stored `item_tags`, arXiv categories
@@ -13,31 +16,25 @@
 //!
 //! Routine failures (an empty archive, an unknown or ambiguous concept, the same
 //! concept twice, a limit out of range) are `ok: false` answers whose line says what to
-//! do; only a database fault is a [`Fault`].
+//! do; only a database fault is an [`attest_core::Fault`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use attest_core::text::{clip, plural};
-use attest_core::{Answer, Catalogue, Config, Fault, Hints, Ref, Tool, ToolSpec};
-use attest_feed::FeedStore;
+use attest_core::{Answer, Bounded, Catalogue, Config, Hints, Outcome, Ref, Stop, Tool, ToolSpec};
+use attest_feed::{FeedError, FeedStore};
 use attest_store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
-use sqlx::Row as _;
 
 use crate::graph::{Communities, Concepts, How, Metric, Neighbors, PathAnswer, Refusal, Resolved, Score};
 use attest_tags::concept_tags;
 
 use crate::{Graph, Params, router};
 
-/// Most rows a list returns.
-pub const MAX_LIMIT: i64 = 25;
-/// Rows a list returns by default.
-pub const DEFAULT_LIMIT: i64 = 10;
-/// Most communities `kg.communities` shows.
-pub const MAX_COMMUNITIES: i64 = 20;
+/// How many rows a list shows: 1 to 25, 10 unless asked.
+pub type Limit = Bounded<1, 25, 10>;
 /// Most members shown per community (the count says how many there are).
 pub const MAX_MEMBERS: usize = 15;
 /// Evidencing items shown per hop or neighbour.
@@ -72,8 +69,9 @@ impl Loaded {
     /// The caveat every answer carries while items lack tags.
     pub fn caveat(&self) -> Option<String> {
         (self.untagged > 0).then(|| {
+            let (has, is, them) = if self.untagged == 1 { ("has", "is", "it") } else { ("have", "are", "them") };
             format!(
-                "{} of {} have no tags and are not in the graph; run `attest tag` to tag them with keyphrases",
+                "{} of {} {has} no tags and {is} not in the graph; run `attest tag` to tag {them} with keyphrases",
                 plural(self.untagged as usize, "item", "items"),
                 self.items
             )
@@ -83,7 +81,7 @@ impl Loaded {
     /// Why the graph is empty, with what to do.
     pub fn empty_message(&self) -> String {
         if self.items == 0 {
-            "The archive is empty: there is nothing read to draw concepts from. Subscribe to feeds and run `attest ingest` (or feed.source_add), then ask again.".into()
+            "The archive is empty: there is nothing read to draw concepts from. Subscribe to feeds (on the feed surface, or with `attest ingest`), then ask again.".into()
         } else if self.untagged == self.items {
             format!(
                 "None of the {} items in the archive has a tag. Run `attest tag` to tag them with keyphrases from their titles and abstracts, then ask again.",
@@ -101,38 +99,24 @@ impl Loaded {
 }
 
 /// Read the archive's tags and derive the graph.
-pub async fn load(store: &FeedStore, params: Params) -> Result<Loaded, sqlx::Error> {
-    let rows = sqlx::query("SELECT item_id, tag FROM item_tags ORDER BY item_id, tag").fetch_all(store.pool()).await?;
-    let mut assignments: Vec<(i64, String)> = Vec::with_capacity(rows.len());
-    for r in &rows {
-        let id: i64 = r.get(0);
-        let tag: String = r.get(1);
-        for t in concept_tags(&tag) {
-            assignments.push((id, t));
+pub async fn load(store: &FeedStore, params: Params) -> Result<Loaded, FeedError> {
+    let tags = store.item_tags().await?;
+    let mut assignments: Vec<(i64, String)> = Vec::with_capacity(tags.len());
+    for t in &tags {
+        for c in concept_tags(&t.tag) {
+            assignments.push((t.item_id, c));
         }
     }
-    let c = sqlx::query(
-        "SELECT (SELECT count(*) FROM items) AS n, \
-         (SELECT count(*) FROM items i WHERE NOT EXISTS (SELECT 1 FROM item_tags t WHERE t.item_id = i.id)) AS u",
-    )
-    .fetch_one(store.pool())
-    .await?;
+    let counts = store.archive_counts().await?;
     let graph = crate::graph::build(&assignments, params);
-    Ok(Loaded { graph, items: c.get("n"), untagged: c.get("u") })
+    Ok(Loaded { graph, items: counts.items, untagged: counts.untagged })
 }
 
 /// Reading weight per item: human ratings (`ui`, `agent`, `implicit` clicks, useful or
 /// not) plus reads (`feed.read`), over every reader. Simulated and bootstrap ratings
 /// are not reading and do not count.
-pub async fn reading_weights(store: &FeedStore) -> Result<BTreeMap<i64, f64>, sqlx::Error> {
-    let rows = sqlx::query(
-        "SELECT item_id, count(*) AS n FROM (\
-           SELECT item_id FROM clicks WHERE source IN ('ui', 'agent', 'implicit') \
-           UNION ALL SELECT item_id FROM engagement WHERE kind = 'read') GROUP BY item_id",
-    )
-    .fetch_all(store.pool())
-    .await?;
-    Ok(rows.iter().map(|r| (r.get::<i64, _>(0), r.get::<i64, _>(1) as f64)).collect())
+pub async fn reading_weights(store: &FeedStore) -> Result<BTreeMap<i64, f64>, FeedError> {
+    Ok(store.reading_counts().await?.into_iter().map(|(id, n)| (id, n as f64)).collect())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -145,10 +129,9 @@ pub struct NeighborsArgs {
     /// case and plurals are forgiven.
     #[serde(alias = "source")]
     pub concept: String,
-    /// How many neighbours to show, 1 to 25 (default 10).
+    /// How many neighbours to show.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 25))]
-    pub limit: Option<i64>,
+    pub limit: Limit,
 }
 
 /// Arguments of `kg.path`.
@@ -180,23 +163,20 @@ pub struct CentralArgs {
     /// rated and opened most).
     #[serde(default)]
     pub metric: CentralMetric,
-    /// How many concepts to show, 1 to 25 (default 10).
+    /// How many concepts to show.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 25))]
-    pub limit: Option<i64>,
+    pub limit: Limit,
 }
 
 /// Arguments of `kg.communities`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CommunitiesArgs {
-    /// Leave out areas with fewer concepts than this, 1 to 50 (default 3).
+    /// Leave out areas with fewer concepts than this.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 50))]
-    pub min_size: Option<i64>,
-    /// How many areas to show, 1 to 20 (default 8).
+    pub min_size: Bounded<1, 50, 3>,
+    /// How many areas to show.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 20))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, 20, 8>,
 }
 
 /// Arguments of `kg.concepts`.
@@ -206,31 +186,19 @@ pub struct ConceptsArgs {
     /// nearest concepts are shown when nothing starts with it. Leave out to list all.
     #[serde(default)]
     pub prefix: Option<String>,
-    /// How many names to show, 1 to 50 (default 20).
+    /// How many names to show.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 50))]
-    pub limit: Option<i64>,
+    pub limit: Bounded<1, 50, 20>,
 }
 
-/// Arguments of `kg.ask`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct AskArgs {
-    /// The question, in your own words: "how does retrieval connect to reinforcement
-    /// learning?", "what are my main research areas?", "what did I read about
-    /// distillation?".
-    #[serde(default)]
-    pub question: String,
-    /// The reader whose archive searches are ranked for (feed.search needs one; when
-    /// left out and only one reader exists, that reader).
+/// What `kg.ask` takes besides the question (`question`, `tool` and `args` are every
+/// ask's): passed to the tool the question reaches when that tool takes it.
+#[derive(Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub struct AskContext {
+    /// The reader whose archive searches are ranked for (feed.search); when left out,
+    /// feed.search uses the only reader, or asks which.
     #[serde(default)]
     pub user: Option<String>,
-    /// Run this tool of the knowledge surface directly instead of routing the question
-    /// (e.g. `kg.path`); pass its arguments in `args`.
-    #[serde(default)]
-    pub tool: Option<String>,
-    /// Arguments for `tool`.
-    #[serde(default)]
-    pub args: Option<Map<String, Value>>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -323,24 +291,15 @@ pub struct CommunitiesData {
 // ---------------------------------------------------------------------------------------
 // Helpers.
 
-fn db(e: sqlx::Error) -> Fault {
-    Fault::new("reading the feed archive", e)
-}
-
-fn limit_of(v: Option<i64>, default: i64, max: i64, what: &str) -> Result<usize, String> {
-    let l = v.unwrap_or(default);
-    if (1..=max).contains(&l) { Ok(l as usize) } else { Err(format!("{what} must be between 1 and {max} (got {l})")) }
-}
-
-fn refusal(r: Refusal, loaded: &Loaded) -> Answer<Value> {
+fn refusal(r: Refusal, loaded: &Loaded) -> Stop {
     match r {
-        Refusal::EmptyGraph => Answer::refuse(loaded.empty_message()),
+        Refusal::EmptyGraph => Stop::refuse(loaded.empty_message()),
         Refusal::Unknown { .. } => {
-            Answer::refuse(format!("{r} Call kg.concepts with a prefix to see the concepts there are."))
-                .with_options(vec!["kg.concepts".into(), "feed.search".into()])
+            Stop::refuse(format!("{r} Call kg.concepts with a prefix to see the concepts there are."))
+                .with_options(["kg.concepts", "feed.search"])
         }
-        Refusal::Ambiguous { .. } => Answer::refuse(r.to_string()).with_options(vec!["kg.concepts".into()]),
-        Refusal::SameConcept { .. } => Answer::refuse(r.to_string()).with_options(vec!["kg.neighbors".into()]),
+        Refusal::Ambiguous { .. } => Stop::refuse(r.to_string()).with_options(["kg.concepts"]),
+        Refusal::SameConcept { .. } => Stop::refuse(r.to_string()).with_options(["kg.neighbors"]),
     }
 }
 
@@ -352,9 +311,9 @@ fn read_as(r: &Resolved) -> Option<String> {
     }
 }
 
-async fn evidence(ctx: &Context, ids: &[i64]) -> Result<BTreeMap<i64, Evidence>, Fault> {
-    let items = ctx.store.items(ids).await.map_err(|e| Fault::new("reading items", e))?;
-    Ok(items
+async fn evidence(ctx: &Context, ids: &[i64]) -> Result<BTreeMap<i64, Evidence>, Stop> {
+    let links = ctx.store.item_links(ids).await?;
+    Ok(links
         .into_iter()
         .map(|i| (i.id, Evidence { id: i.id, title: clip(&i.title, TITLE_CHARS), url: i.url }))
         .collect())
@@ -367,47 +326,25 @@ fn item_ref(e: &Evidence) -> Ref {
     }
 }
 
-async fn loaded(ctx: &Context) -> Result<Result<Loaded, Answer<Value>>, Fault> {
-    let l = load(&ctx.store, ctx.params).await.map_err(db)?;
+/// The graph, or the refusal that says why there is none yet.
+async fn graph(ctx: &Context) -> Result<Loaded, Stop> {
+    let l = load(&ctx.store, ctx.params).await?;
     if l.graph.is_empty() {
-        let msg = l.empty_message();
-        return Ok(Err(Answer::refuse(msg)));
+        return Err(Stop::refuse(l.empty_message()));
     }
-    Ok(Ok(l))
-}
-
-macro_rules! graph {
-    ($ctx:expr) => {
-        match loaded($ctx).await? {
-            Ok(l) => l,
-            Err(refusal) => return Ok(refusal),
-        }
-    };
-}
-
-macro_rules! limit {
-    ($v:expr, $d:expr, $m:expr, $what:expr) => {
-        match limit_of($v, $d, $m, $what) {
-            Ok(l) => l,
-            Err(msg) => return Ok(Answer::refuse(msg)),
-        }
-    };
+    Ok(l)
 }
 
 // ---------------------------------------------------------------------------------------
 // The tools.
 
 /// `kg.neighbors`.
-pub async fn neighbors(ctx: &Context, a: NeighborsArgs) -> Result<Answer<Value>, Fault> {
-    let limit = limit!(a.limit, DEFAULT_LIMIT, MAX_LIMIT, "limit");
+pub async fn neighbors(ctx: &Context, a: NeighborsArgs) -> Outcome {
     if a.concept.trim().is_empty() {
-        return Ok(Answer::refuse("kg.neighbors needs a concept, e.g. concept=\"retrieval\"."));
+        return Err(Stop::refuse("kg.neighbors needs a concept, e.g. concept=\"retrieval\"."));
     }
-    let l = graph!(ctx);
-    let n = match l.graph.neighbors(&clip(&a.concept, 200), limit) {
-        Ok(n) => n,
-        Err(r) => return Ok(refusal(r, &l)),
-    };
+    let l = graph(ctx).await?;
+    let n = l.graph.neighbors(&clip(&a.concept, 200), a.limit.count()).map_err(|r| refusal(r, &l))?;
     let ids: Vec<i64> = n.rows.iter().take(5).filter_map(|r| r.items.first().copied()).collect();
     let ev = evidence(ctx, &ids).await?;
     let shown: Vec<String> =
@@ -428,17 +365,14 @@ pub async fn neighbors(ctx: &Context, a: NeighborsArgs) -> Result<Answer<Value>,
 }
 
 /// `kg.path`.
-pub async fn path(ctx: &Context, a: PathArgs) -> Result<Answer<Value>, Fault> {
+pub async fn path(ctx: &Context, a: PathArgs) -> Outcome {
     if a.source.trim().is_empty() || a.target.trim().is_empty() {
-        return Ok(Answer::refuse(
+        return Err(Stop::refuse(
             "kg.path needs two concepts: source and target, e.g. source=\"retrieval\", target=\"reinforcement learning\".",
         ));
     }
-    let l = graph!(ctx);
-    let p: PathAnswer = match l.graph.path(&clip(&a.source, 200), &clip(&a.target, 200)) {
-        Ok(p) => p,
-        Err(r) => return Ok(refusal(r, &l)),
-    };
+    let l = graph(ctx).await?;
+    let p: PathAnswer = l.graph.path(&clip(&a.source, 200), &clip(&a.target, 200)).map_err(|r| refusal(r, &l))?;
     let caveats: Vec<String> = read_as(&p.source).into_iter().chain(read_as(&p.target)).chain(l.caveat()).collect();
     let Some(hops) = p.hops.clone() else {
         let line = format!(
@@ -473,25 +407,24 @@ pub async fn path(ctx: &Context, a: PathArgs) -> Result<Answer<Value>, Fault> {
 }
 
 /// `kg.central`.
-pub async fn central(ctx: &Context, a: CentralArgs) -> Result<Answer<Value>, Fault> {
-    let limit = limit!(a.limit, DEFAULT_LIMIT, MAX_LIMIT, "limit");
-    let l = graph!(ctx);
+pub async fn central(ctx: &Context, a: CentralArgs) -> Outcome {
+    let l = graph(ctx).await?;
     let weights;
     let metric = match a.metric {
         CentralMetric::Degree => Metric::Degree,
         CentralMetric::Betweenness => Metric::Betweenness,
         CentralMetric::MostRead => {
-            weights = reading_weights(&ctx.store).await.map_err(db)?;
+            weights = reading_weights(&ctx.store).await?;
             if weights.is_empty() {
-                return Ok(Answer::refuse(
+                return Err(Stop::refuse(
                     "nothing has been rated or opened yet, so there is no \"most read\": rate items (feed.rate) or open them (feed.read), or ask kg.central with metric=degree for the hubs.",
                 )
-                .with_options(vec!["kg.central".into()]));
+                .with_options(["kg.central"]));
             }
             Metric::MostRead(&weights)
         }
     };
-    let c = l.graph.central(metric, limit);
+    let c = l.graph.central(metric, a.limit.count());
     let what = match a.metric {
         CentralMetric::Degree => "hubs (most neighbours)",
         CentralMetric::Betweenness => "bridges (most shortest paths through them)",
@@ -518,13 +451,12 @@ pub async fn central(ctx: &Context, a: CentralArgs) -> Result<Answer<Value>, Fau
 }
 
 /// `kg.communities`.
-pub async fn communities(ctx: &Context, a: CommunitiesArgs) -> Result<Answer<Value>, Fault> {
-    let min_size = limit!(a.min_size, 3, 50, "min_size");
-    let limit = limit!(a.limit, 8, MAX_COMMUNITIES, "limit");
-    let l = graph!(ctx);
+pub async fn communities(ctx: &Context, a: CommunitiesArgs) -> Outcome {
+    let (min_size, limit) = (a.min_size.count(), a.limit.count());
+    let l = graph(ctx).await?;
     let c: Communities = l.graph.communities(min_size);
     if c.rows.is_empty() {
-        return Ok(Answer::refuse(format!(
+        return Err(Stop::refuse(format!(
             "no area has {min_size} or more concepts ({} smaller ones); pass a smaller min_size, e.g. min_size=2",
             c.dropped
         )));
@@ -556,13 +488,12 @@ pub async fn communities(ctx: &Context, a: CommunitiesArgs) -> Result<Answer<Val
 }
 
 /// `kg.concepts`.
-pub async fn concepts(ctx: &Context, a: ConceptsArgs) -> Result<Answer<Value>, Fault> {
-    let limit = limit!(a.limit, 20, 50, "limit");
-    let l = graph!(ctx);
+pub async fn concepts(ctx: &Context, a: ConceptsArgs) -> Outcome {
+    let l = graph(ctx).await?;
     let prefix = a.prefix.as_deref().map(|p| clip(p.trim(), 200)).filter(|p| !p.is_empty());
-    let c: Concepts = l.graph.concepts(prefix.as_deref(), limit);
+    let c: Concepts = l.graph.concepts(prefix.as_deref(), a.limit.count());
     if c.names.is_empty() {
-        return Ok(Answer::refuse(format!(
+        return Err(Stop::refuse(format!(
             "no concept starts with or resembles '{}'; call kg.concepts without a prefix to list them all",
             prefix.unwrap_or_default()
         )));
@@ -583,74 +514,6 @@ pub async fn concepts(ctx: &Context, a: ConceptsArgs) -> Result<Answer<Value>, F
     Ok(Answer::ok(line, c).with_caveats(caveats).into_value())
 }
 
-fn arg(d: &Map<String, Value>, k: &str) -> String {
-    d.get(k).and_then(Value::as_str).unwrap_or("").to_string()
-}
-
-/// `kg.ask`.
-pub async fn ask(ctx: &Context, a: AskArgs) -> Result<Answer<Value>, Fault> {
-    let d = router::route(&clip(&a.question, 2_000));
-    let Some(tool) = d.tool.clone() else {
-        return Ok(Answer::ask_back(d.answer, d.options));
-    };
-    let routed = |r: Result<Answer<Value>, Fault>| r.map(|ans| ans.used(tool.clone()));
-    match tool.as_str() {
-        "kg.path" => {
-            routed(path(ctx, PathArgs { source: arg(&d.args, "source"), target: arg(&d.args, "target") }).await)
-        }
-        "kg.neighbors" => routed(neighbors(ctx, NeighborsArgs { concept: arg(&d.args, "source"), limit: None }).await),
-        "kg.central" => {
-            let metric = match arg(&d.args, "metric").as_str() {
-                "betweenness" => CentralMetric::Betweenness,
-                "most_read" => CentralMetric::MostRead,
-                _ => CentralMetric::Degree,
-            };
-            routed(central(ctx, CentralArgs { metric, limit: None }).await)
-        }
-        "kg.communities" => routed(communities(ctx, CommunitiesArgs { min_size: None, limit: None }).await),
-        "kg.concepts" => {
-            let prefix = Some(arg(&d.args, "prefix")).filter(|p| !p.is_empty());
-            routed(concepts(ctx, ConceptsArgs { prefix, limit: None }).await)
-        }
-        "feed.search" => {
-            let Some(search) = &ctx.search else {
-                return Ok(Answer::refuse(
-                    "searching what you read needs feed.search, which this server does not link.",
-                ));
-            };
-            let user = match a.user.clone().filter(|u| !u.trim().is_empty()) {
-                Some(u) => u,
-                None => match ctx.store.readers().await {
-                    Ok(rs) if rs.len() == 1 => rs[0].name.clone(),
-                    Ok(rs) => {
-                        let names: Vec<String> = rs.iter().take(8).map(|r| r.name.clone()).collect();
-                        let which = if names.is_empty() {
-                            "no reader exists yet; pass user=NAME and one is created".to_string()
-                        } else {
-                            format!("readers: {}", names.join(", "))
-                        };
-                        return Ok(Answer::ask_back(
-                            format!(
-                                "Whose reading? feed.search ranks hits for one reader: ask again with user=NAME ({which}), or call feed.search with user and query=\"{}\".",
-                                clip(&arg(&d.args, "query"), 80)
-                            ),
-                            vec!["feed.search".into(), "kg.concepts".into()],
-                        ));
-                    }
-                    Err(e) => return Err(Fault::new("listing readers", e)),
-                },
-            };
-            let args = json!({"user": user, "query": arg(&d.args, "query")});
-            let Value::Object(args) = args else { unreachable!() };
-            routed(search.call(args).await)
-        }
-        other => Ok(Answer::ask_back(
-            format!("kg.ask routed the question to {other}, which it cannot run; call it directly."),
-            vec![other.to_string()],
-        )),
-    }
-}
-
 /// The knowledge catalogue over a context: `kg.ask`, the graph tools and (when the
 /// context carries it) `feed.search`.
 pub fn tools(ctx: Arc<Context>) -> Catalogue {
@@ -658,16 +521,16 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
     macro_rules! tool {
         ($($t:tt)*) => { attest_core::tool_over!(c, ctx, $($t)*) };
     }
-    tool!(
+    c.push(Tool::ask::<AskContext>(
         ToolSpec::new(
             "kg.ask",
             "Ask about what you have read",
             "Ask about the concepts in what you have read, in plain words: how do X and Y connect, what is next to X, what are my main research areas, what did I read about X.\n\nRoutes the question to one knowledge tool by fixed rules (an unclear question is asked back with options). Concept names may be spelled loosely. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
             Hints { read_only: false, destructive: false, idempotent: true, open_world: false },
         ),
-        ask,
-        AskArgs
-    );
+        &router::ROUTER,
+        &["user"],
+    ));
     tool!(
         ToolSpec::new(
             "kg.path",
@@ -724,16 +587,16 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
     c
 }
 
-/// The feed's `feed.search` tool over a store.
-pub fn feed_search(store: &FeedStore) -> Option<Tool> {
-    let feed = attest_feed::tools::tools(Arc::new(attest_feed::tools::Context::new(store.clone())));
-    feed.get("feed.search").cloned()
+/// The feed's `feed.search` tool over a store, alone: the knowledge surface links no
+/// other feed tool.
+pub fn feed_search(store: &FeedStore) -> Tool {
+    attest_feed::tools::search_tool(Arc::new(attest_feed::tools::Context::new(store.clone())))
 }
 
 /// Open the database named by `config` and build the knowledge catalogue over it
 /// (`kg.*` and `feed.search`; the binary adds the `cite.*` tools).
 pub async fn catalogue(config: &Config) -> Result<Catalogue, attest_store::StoreError> {
     let store = FeedStore::new(Store::open(&config.db).await?);
-    let search = feed_search(&store);
+    let search = Some(feed_search(&store));
     Ok(tools(Arc::new(Context { store, params: Params::default(), search })))
 }

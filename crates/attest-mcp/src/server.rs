@@ -1,11 +1,14 @@
 //! One MCP session over a catalogue: listing with disclosure, naming, calling and
 //! rendering.
 
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use attest_core::catalogue::{JsonObject, Listing};
-use attest_core::{Answer, Catalogue, Hints, NoArgs, Surface, Tool, ToolNames, ToolSpec};
+use attest_core::{Answer, Catalogue, Hints, NoArgs, Surface, Tool, ToolNames, ToolSpec, text};
+use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool, ToolAnnotations,
@@ -76,7 +79,10 @@ fn tools_tool(surface: &'static Surface, listing: Listing) -> Tool {
         let listing = Arc::clone(&listing);
         async move {
             let names: Vec<&str> = listing.tools.iter().map(|t| t.name.as_str()).collect();
-            Ok(Answer::ok(format!("{} tool(s): {}.", names.len(), names.join(", ")), Listing::clone(&listing)))
+            Ok::<_, attest_core::Fault>(Answer::ok(
+                format!("{} tool(s): {}.", names.len(), names.join(", ")),
+                Listing::clone(&listing),
+            ))
         }
     })
 }
@@ -133,9 +139,12 @@ impl Session {
     pub async fn call(&self, wire: &str, args: JsonObject) -> (CallToolResult, bool) {
         let Some(name) = self.resolve(wire) else {
             let known: Vec<String> = self.listed().iter().map(|t| self.served.names.spell(t.name())).collect();
-            let a =
-                Answer::<()>::refuse(format!("there is no tool '{wire}' here. Tools listed: {}.", known.join(", ")))
-                    .into_value();
+            let a = Answer::<()>::refuse(format!(
+                "there is no tool '{}' here. Tools listed: {}.",
+                text::clip(wire, 80),
+                known.join(", ")
+            ))
+            .into_value();
             return (render(a), false);
         };
         let mut changed = false;
@@ -144,21 +153,40 @@ impl Session {
         {
             changed = !self.expanded.swap(true, Ordering::SeqCst);
         }
-        match self.served.catalogue.call(name, args).await {
-            Ok(answer) => (render(answer), changed),
-            Err(fault) => {
+        // A panicking handler is a fault like any other: it is answered, never dropped.
+        match AssertUnwindSafe(self.served.catalogue.call(name, args)).catch_unwind().await {
+            Ok(Ok(answer)) => (render(answer), changed),
+            Ok(Err(fault)) => {
                 tracing::error!(tool = name, error = ?fault, "internal fault");
-                let a = Answer::<()>::refuse(format!(
-                    "internal error in {name}; the server log has the detail. Retrying the same call will not help."
-                ))
-                .used(name)
-                .into_value();
-                let mut r = render(a);
-                r.is_error = Some(true);
-                (r, changed)
+                (internal_error(name), changed)
+            }
+            Err(panic) => {
+                tracing::error!(tool = name, panic = panic_message(panic.as_ref()), "tool handler panicked");
+                (internal_error(name), changed)
             }
         }
     }
+}
+
+/// The reply to an internal fault: `isError`, and nothing of the fault itself.
+fn internal_error(name: &str) -> CallToolResult {
+    let a = Answer::<()>::refuse(format!(
+        "internal error in {name}; the server log has the detail. Retrying the same call will not help."
+    ))
+    .used(name)
+    .into_value();
+    let mut r = render(a);
+    r.is_error = Some(true);
+    r
+}
+
+/// The message a panic was raised with, when it has one.
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 /// Render an answer: the human line as text, the whole answer as structured content.
@@ -212,5 +240,65 @@ impl ServerHandler for Session {
     fn get_tool(&self, name: &str) -> Option<McpTool> {
         let dotted = self.resolve(name)?;
         self.served.catalogue.get(dotted).map(|t| self.to_mcp(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use attest_core::catalogue::Fault;
+
+    use super::*;
+
+    fn boom() -> Tool {
+        let spec = ToolSpec::new("test.boom", "Boom", "Panics.", Hints::default());
+        Tool::new(spec, |_: NoArgs| async move {
+            if true {
+                panic!("boom");
+            }
+            Ok::<_, Fault>(Answer::ok("never", ()))
+        })
+    }
+
+    fn fine() -> Tool {
+        let spec = ToolSpec::new("test.fine", "Fine", "Answers.", Hints::default());
+        Tool::new(spec, |_: NoArgs| async move { Ok::<_, Fault>(Answer::ok("all well", ())) })
+    }
+
+    fn session() -> Session {
+        let mut c = Catalogue::new();
+        c.push(boom());
+        c.push(fine());
+        Served::flat(c, ToolNames::Dotted).session()
+    }
+
+    fn text_of(r: &CallToolResult) -> String {
+        serde_json::to_value(&r.content).unwrap().to_string()
+    }
+
+    #[tokio::test]
+    async fn a_panicking_tool_is_answered_and_the_session_goes_on() {
+        let s = session();
+        let (r, _) = s.call("test.boom", JsonObject::new()).await;
+        assert_eq!(r.is_error, Some(true));
+        let t = text_of(&r);
+        assert!(t.contains("internal error in test.boom"), "{t}");
+        assert!(!t.contains("boom\""), "the panic message leaked: {t}");
+        let answer = r.structured_content.clone().unwrap();
+        assert_eq!(answer["tool_used"], "test.boom");
+        assert_eq!(answer["ok"], false);
+
+        let (r, _) = s.call("test.fine", JsonObject::new()).await;
+        assert_ne!(r.is_error, Some(true));
+        assert!(text_of(&r).contains("all well"));
+    }
+
+    #[tokio::test]
+    async fn a_huge_unknown_name_gives_a_short_answer() {
+        let s = session();
+        let wire = "x".repeat(1_000_000);
+        let (r, _) = s.call(&wire, JsonObject::new()).await;
+        let n = serde_json::to_string(&r).unwrap().chars().count();
+        assert!(n < 7_000, "{n} characters");
+        assert!(text_of(&r).contains("there is no tool"));
     }
 }

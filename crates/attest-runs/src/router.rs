@@ -13,8 +13,9 @@
 //! `specs/routing.md` explains the table.
 
 use attest_core::Decision;
-use attest_core::route::{Question, Rule, elsewhere, first_match};
-use serde_json::{Map, Value};
+use attest_core::ask::{Args, Asked, Router, Rule};
+use attest_core::route::Question;
+use serde_json::Value;
 
 /// Tools offered when a question is asked back.
 pub const OPTIONS: &[&str] = &["runs.compare", "runs.list", "runs.claims_check"];
@@ -29,10 +30,10 @@ pub const UNCLEAR: &str = "I can't tell which of these you mean: compare the arm
 /// Phrases are matched on word boundaries; a word ending in `*` matches words it
 /// begins. Runs and draft paths named in the question are taken out before matching,
 /// so `sweep_a` never reads as the word "sweep".
-pub const RULES: &[Rule] = &[
-    Rule {
-        tool: "runs.record",
-        phrases: &[
+pub static RULES: &[Rule<Facts>] = &[
+    Rule::new(
+        "runs.record",
+        &[
             "record these",
             "record this",
             "record the",
@@ -65,10 +66,11 @@ pub const RULES: &[Rule] = &[
             "put this in the ledger",
             "leave files for the ledger",
         ],
-    },
-    Rule {
-        tool: "runs.claims_coverage",
-        phrases: &[
+    )
+    .args(stated),
+    Rule::new(
+        "runs.claims_coverage",
+        &[
             "forget to cite",
             "forgot to cite",
             "forgotten to cite",
@@ -101,10 +103,11 @@ pub const RULES: &[Rule] = &[
             "numbers have no",
             "every number",
         ],
-    },
-    Rule {
-        tool: "runs.claims_check",
-        phrases: &[
+    )
+    .args(stated),
+    Rule::new(
+        "runs.claims_check",
+        &[
             "draft",
             "drafts",
             "draft's",
@@ -136,10 +139,11 @@ pub const RULES: &[Rule] = &[
             "stale",
             "annotations",
         ],
-    },
-    Rule {
-        tool: "runs.compare",
-        phrases: &[
+    )
+    .args(stated),
+    Rule::new(
+        "runs.compare",
+        &[
             "won",
             "win",
             "wins",
@@ -172,10 +176,11 @@ pub const RULES: &[Rule] = &[
             "came out ahead",
             "head to head",
         ],
-    },
-    Rule {
-        tool: "runs.scan",
-        phrases: &[
+    )
+    .args(stated),
+    Rule::new(
+        "runs.scan",
+        &[
             "scan",
             "rescan",
             "re scan",
@@ -198,10 +203,11 @@ pub const RULES: &[Rule] = &[
             "new files",
             "fresh results",
         ],
-    },
-    Rule {
-        tool: "runs.detail",
-        phrases: &[
+    )
+    .args(stated),
+    Rule::new(
+        "runs.detail",
+        &[
             "detail",
             "details",
             "config",
@@ -225,10 +231,11 @@ pub const RULES: &[Rule] = &[
             "seed",
             "inspect",
         ],
-    },
-    Rule {
-        tool: "runs.list",
-        phrases: &[
+    )
+    .args(stated),
+    Rule::new(
+        "runs.list",
+        &[
             "recorded",
             "what runs",
             "which runs",
@@ -251,13 +258,25 @@ pub const RULES: &[Rule] = &[
             "show me the runs",
             "runs are there",
         ],
-    },
+    )
+    .args(stated),
     // Nouns of a comparison, weaker than the verbs above: "scan my sweep" is a scan.
-    Rule {
-        tool: "runs.compare",
-        phrases: &["sweep", "sweeps", "arm", "arms", "ablation", "ablations", "variants", "baseline"],
-    },
+    Rule::new("runs.compare", &["sweep", "sweeps", "arm", "arms", "ablation", "ablations", "variants", "baseline"])
+        .args(stated),
+    // No phrase at all, but a draft path or exactly one run name is enough.
+    Rule::new("runs.claims_check", &[]).when(names_draft).args(stated).because("the question names a draft"),
+    Rule::new("runs.detail", &[]).when(names_run).args(stated).because("the question names a run"),
 ];
+
+/// The provenance surface's router.
+pub static ROUTER: Router<Facts> = Router {
+    surface: "provenance",
+    rules: RULES,
+    empty: EMPTY,
+    unclear: UNCLEAR,
+    options: OPTIONS,
+    decline_note: " If you meant your runs or drafts, say which: compare a family, list the runs, or check a draft.",
+};
 
 /// Words that mark a question as being about runs or drafts. When another surface's
 /// marker is also present ("compare the papers in my feed"), one of these keeps the
@@ -291,51 +310,39 @@ pub const DOMAIN: &[&str] = &[
     "numbers",
 ];
 
-/// Which extracted arguments each tool takes.
+/// Which stated facts each tool takes, under the tool's own parameter names.
 pub const ARGS: &[(&str, &[&str])] = &[
     ("runs.compare", &["family", "metric"]),
     ("runs.list", &["family"]),
-    ("runs.detail", &["run"]),
+    ("runs.detail", &["name"]),
     ("runs.claims_check", &["path"]),
     ("runs.claims_coverage", &["path"]),
-    ("runs.record", &["family", "run", "metric"]),
-    ("runs.scan", &[]),
+    ("runs.record", &["family"]),
+    ("runs.scan", &["confirm"]),
 ];
 
 /// Route a question to a provenance tool, or ask back, or decline it to the surface
 /// that owns it.
 pub fn route(question: &str) -> Decision {
-    let whole = Question::new(question);
-    if whole.is_empty() {
-        return Decision::ask_back(EMPTY, OPTIONS);
-    }
-    let facts = Facts::of(question, &whole);
-    let q = if facts.masked == question { whole } else { Question::new(&facts.masked) };
-    let own = first_match(RULES, &q)
-        .map(|(r, p)| (r.tool, format!("the question says '{}'", p.replace('*', ""))))
-        .or_else(|| facts.path.as_ref().map(|p| ("runs.claims_check", format!("the question names the draft {p}"))))
-        .or_else(|| facts.run.as_ref().map(|r| ("runs.detail", format!("the question names the run {r}"))));
-    let other = elsewhere(&q, "runs");
-    match (own, other) {
-        (Some(_), Some(decline)) if !facts.about_runs(&q) => decline_to(decline),
-        (Some((tool, why)), _) => Decision::to(tool, facts.args_for(tool), why),
-        (None, Some(decline)) => decline_to(decline),
-        (None, None) => Decision::ask_back(UNCLEAR, OPTIONS),
-    }
+    ROUTER.decide(question, &Args::new())
 }
 
-/// A decline naming the surface that owns the question, keeping this surface's own
-/// tools as further options in case the question was about runs after all.
-fn decline_to(mut d: Decision) -> Decision {
-    d.answer
-        .push_str(" If you meant your runs or drafts, say which: compare a family, list the runs, or check a draft.");
-    d.options.extend(OPTIONS.iter().map(|s| s.to_string()));
-    d
+fn names_draft(a: &Asked<'_, Facts>) -> bool {
+    a.facts.path.is_some()
+}
+
+fn names_run(a: &Asked<'_, Facts>) -> bool {
+    a.facts.run.is_some()
+}
+
+/// The arguments a rule's tool takes, from what the question states.
+fn stated(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(a.facts.args_for(a.tool))
 }
 
 /// What a question states, read from its tokens.
-#[derive(Debug, Default, Clone, PartialEq)]
-struct Facts {
+#[derive(Debug, Clone)]
+pub struct Facts {
     family: Option<String>,
     metric: Option<String>,
     path: Option<String>,
@@ -343,7 +350,33 @@ struct Facts {
     dir: Option<String>,
     run: Option<String>,
     /// The question with run names and paths blanked out, for rule matching.
-    masked: String,
+    masked: Question,
+}
+
+impl attest_core::ask::Facts for Facts {
+    fn read(question: &str, _given: &Args) -> Facts {
+        Facts::of(question, &Question::new(question))
+    }
+
+    fn words(&self) -> &Question {
+        &self.masked
+    }
+
+    /// A bare run name or draft path is something to route.
+    fn is_empty(&self) -> bool {
+        self.masked.is_empty() && self.path.is_none() && self.run.is_none()
+    }
+
+    /// Another surface's markers are looked for in the masked words as they are.
+    fn frame(&self, _own: Option<&Decision>) -> Question {
+        self.masked.clone()
+    }
+
+    /// A question that carries another surface's marker stays here when a rule of
+    /// this surface claimed it and it is plainly about runs or drafts.
+    fn keeps(&self, own: Option<&Decision>) -> bool {
+        own.is_some() && self.about_runs(&self.masked)
+    }
 }
 
 /// A token of the raw question: letters, digits and `_ - . / ~`, with its span.
@@ -587,11 +620,19 @@ impl Facts {
         let run = if names.len() == 1 { Some(names[0].to_string()) } else { None };
 
         // Blank out run names and paths so their parts are not read as words.
-        let mut masked = question.as_bytes().to_vec();
-        for t in toks.iter().enumerate().filter(|(i, t)| runs.contains(i) || is_path(t)).map(|(_, t)| t) {
-            masked[t.start..t.end].fill(b' ');
-        }
-        let masked = String::from_utf8(masked).unwrap_or_else(|_| question.to_string());
+        // Character by character (a token's span is in bytes of `question`): a blanked
+        // character becomes one space, whatever its width.
+        let blank: Vec<(usize, usize)> = toks
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| runs.contains(i) || is_path(t))
+            .map(|(_, t)| (t.start, t.end))
+            .collect();
+        let masked: String = question
+            .char_indices()
+            .map(|(at, c)| if blank.iter().any(|&(s, e)| (s..e).contains(&at)) { ' ' } else { c })
+            .collect();
+        let masked = if masked == question { whole.clone() } else { Question::new(&masked) };
         Facts { family, metric, path, dir, run, masked }
     }
 
@@ -599,20 +640,22 @@ impl Facts {
         self.run.is_some() || self.path.is_some() || self.metric.is_some() || DOMAIN.iter().any(|d| q.has(d))
     }
 
-    fn args_for(&self, tool: &str) -> Map<String, Value> {
+    fn args_for(&self, tool: &str) -> Args {
         let keys = ARGS.iter().find(|(t, _)| *t == tool).map_or(&[][..], |(_, k)| *k);
-        let mut args = Map::new();
+        let mut args = Args::new();
         let path = if tool.starts_with("runs.claims") { self.path.clone().or_else(|| self.dir.clone()) } else { None };
         for key in keys {
             let v = match *key {
-                "family" => self.family.clone(),
-                "metric" => self.metric.clone(),
-                "path" => path.clone(),
-                "run" => self.run.clone(),
+                "family" => self.family.clone().map(Value::String),
+                "metric" => self.metric.clone().map(Value::String),
+                "path" => path.clone().map(Value::String),
+                "name" => self.run.clone().map(Value::String),
+                // Asking to scan is the go-ahead a scan needs.
+                "confirm" => Some(Value::Bool(true)),
                 _ => None,
             };
             if let Some(v) = v {
-                args.insert(key.to_string(), Value::String(v));
+                args.insert(key.to_string(), v);
             }
         }
         args
@@ -643,6 +686,6 @@ mod tests {
     fn run_names_do_not_trigger_words() {
         let d = route("what did sweep_a score?");
         assert_eq!(d.tool.as_deref(), Some("runs.detail"), "{d:?}");
-        assert_eq!(d.args["run"], "sweep_a");
+        assert_eq!(d.args["name"], "sweep_a");
     }
 }

@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use attest_core::text::{clip, fmt_g, plural};
-use attest_core::{Answer, Catalogue, Config, Fault, Hints, Ref, ToolSpec};
+use attest_core::{Answer, Bounded, Catalogue, Config, Fault, Hints, Outcome, Ref, Stop, Tool, ToolSpec};
 use attest_store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::LedgerError;
-use crate::claims::{self, Malformed, Row, Skipped, Verdict};
+use crate::claims::{self, CiteResolver, Malformed, Row, Skipped, Verdict};
 use crate::compare::Comparison;
 use crate::coverage::{self, Uncovered};
 use crate::direction::Direction;
@@ -27,10 +27,8 @@ use crate::ledger::{
 };
 use crate::router;
 
-/// Most runs `runs.list` returns at once.
-pub const MAX_LIST: u32 = 25;
-/// Runs `runs.list` returns by default.
-pub const DEFAULT_LIST: u32 = 10;
+/// How many runs `runs.list` returns: 1 to 25, 10 by default.
+pub type ListLimit = Bounded<1, 25, 10>;
 /// Most arms a comparison shows (best first).
 pub const MAX_ARMS: usize = 20;
 /// Most metric rows `runs.detail` shows.
@@ -43,19 +41,55 @@ pub const MAX_MALFORMED: usize = 8;
 pub const MAX_UNCOVERED: usize = 25;
 
 /// What the provenance tools share: the ledger and the research root.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Context {
     /// The run ledger.
     pub ledger: Ledger,
     /// The research root, when configured.
     pub root: Option<PathBuf>,
+    /// The citation sources the claims check lints `cite=` keys against (`uncited`);
+    /// without them that lint is off and the answer says so.
+    pub citations: Option<Arc<dyn Citations>>,
 }
 
-/// Open the database named by `config` and build the provenance catalogue over it.
-pub async fn catalogue(config: &Config) -> Result<Catalogue, attest_store::StoreError> {
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("root", &self.root).field("citations", &self.citations.is_some()).finish()
+    }
+}
+
+/// Citation sources, loaded when first needed (the binary wires attest-cite's in; this
+/// crate knows nothing of BibTeX or Zotero).
+pub trait Citations: Send + Sync {
+    /// The resolver the claims check asks.
+    fn resolver(
+        &self,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn CiteResolver + Send>> + Send + '_>>;
+}
+
+/// Any `Fn() -> impl Future<Output = Arc<dyn CiteResolver + Send>>` is a source of
+/// citations: how a binary wires in a resolver it loads lazily.
+impl<F, Fut> Citations for F
+where
+    F: Fn() -> Fut + Send + Sync,
+    Fut: std::future::Future<Output = Arc<dyn CiteResolver + Send>> + Send + 'static,
+{
+    fn resolver(
+        &self,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<dyn CiteResolver + Send>> + Send + '_>> {
+        Box::pin(self())
+    }
+}
+
+/// Open the database named by `config` and build the provenance catalogue over it,
+/// linting `cite=` keys against `citations` when given.
+pub async fn catalogue(
+    config: &Config,
+    citations: Option<Arc<dyn Citations>>,
+) -> Result<Catalogue, attest_store::StoreError> {
     let store = Store::open(&config.db).await?;
     let opts = LedgerOptions { metric_directions: config.metric_directions.clone(), root: config.root.clone() };
-    Ok(tools(Arc::new(Context { ledger: Ledger::new(store, opts), root: config.root.clone() })))
+    Ok(tools(Arc::new(Context { ledger: Ledger::new(store, opts), root: config.root.clone(), citations })))
 }
 
 fn fault(e: LedgerError) -> Result<Answer<Value>, Fault> {
@@ -68,12 +102,20 @@ fn fault(e: LedgerError) -> Result<Answer<Value>, Fault> {
     }
 }
 
-/// Turn a domain result into an answer: refusals become `ok: false`.
-fn answer<T: Serialize>(r: Result<Answer<T>, LedgerError>) -> Result<Answer<Value>, Fault> {
-    match r {
-        Ok(a) => Ok(a.into_value()),
-        Err(e) => fault(e),
+impl From<LedgerError> for Stop {
+    /// A ledger refusal, or a file the user keeps that cannot be read, is theirs to act
+    /// on; anything else is an internal fault.
+    fn from(e: LedgerError) -> Stop {
+        match fault(e) {
+            Ok(refusal) => Stop::from(refusal),
+            Err(f) => Stop::Fault(f),
+        }
     }
+}
+
+/// Turn a domain result into an answer: refusals become `ok: false`.
+fn answer<T: Serialize>(r: Result<Answer<T>, LedgerError>) -> Outcome {
+    Ok(r?.into_value())
 }
 
 fn file_ref(id: String, source_path: &str) -> Ref {
@@ -108,17 +150,18 @@ pub struct ListArgs {
     /// Only runs of this family.
     #[serde(default)]
     pub family: Option<String>,
-    /// How many runs to show, 1 to 25 (default 10).
+    /// How many runs to show.
     #[serde(default)]
-    #[schemars(range(min = 1, max = 25))]
-    pub limit: Option<i64>,
+    pub limit: ListLimit,
 }
 
 /// Arguments of `runs.compare`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CompareArgs {
-    /// The family whose arms to rank (e.g. `kdalpha` for kdalpha_0 … kdalpha_75).
-    pub family: String,
+    /// The family whose arms to rank (e.g. `kdalpha` for kdalpha_0 … kdalpha_75);
+    /// without it, the ledger's only family, or a question back listing them.
+    #[serde(default)]
+    pub family: Option<String>,
     /// The metric to rank by (default: the most-reported metric with a known direction).
     #[serde(default)]
     pub metric: Option<String>,
@@ -130,7 +173,8 @@ pub struct CompareArgs {
 /// Arguments of `runs.detail`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct DetailArgs {
-    /// The run's name, e.g. `kdalpha_75`.
+    /// The run's name, e.g. `kdalpha_75` (or `project/name`).
+    #[serde(default)]
     pub name: String,
     /// Its project, when the name exists in several.
     #[serde(default)]
@@ -178,13 +222,10 @@ pub struct CoverageArgs {
     pub path: Option<String>,
 }
 
-/// Arguments of `runs.ask`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct AskArgs {
-    /// The question, in your own words: "which arm of my sweep won?", "are the numbers
-    /// in paper/draft.md right?", "what runs do I have?".
-    #[serde(default)]
-    pub question: String,
+/// What `runs.ask` takes besides the question: facts the agent already knows, passed to
+/// whichever tool the question reaches when it takes them.
+#[derive(Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub struct AskContext {
     /// The family, if you know it (otherwise taken from the question).
     #[serde(default)]
     pub family: Option<String>,
@@ -194,13 +235,6 @@ pub struct AskArgs {
     /// A draft path, for questions about a draft.
     #[serde(default)]
     pub path: Option<String>,
-    /// Run this tool of the provenance surface directly instead of routing the
-    /// question (e.g. `runs.compare`); pass its arguments in `args`.
-    #[serde(default)]
-    pub tool: Option<String>,
-    /// Arguments for `tool`.
-    #[serde(default)]
-    pub args: Option<serde_json::Map<String, Value>>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -299,16 +333,16 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
     macro_rules! tool {
         ($($t:tt)*) => { attest_core::tool_over!(c, ctx, $($t)*) };
     }
-    tool!(
+    c.push(Tool::ask::<AskContext>(
         ToolSpec::new(
             "runs.ask",
             "Ask about runs or a draft",
             "Ask about your experiment runs or the numbers in your draft, in plain words: which arm won, what is recorded, are my numbers right.\n\nRoutes the question to one provenance tool by fixed rules (no guessing: an unclear question is asked back with options). Pass family, metric or path when you know them. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
             Hints { read_only: false, destructive: false, idempotent: false, open_world: false },
         ),
-        ask,
-        AskArgs
-    );
+        &router::ROUTER,
+        &["family", "metric", "path"],
+    ));
     tool!(
         ToolSpec::new(
             "runs.scan",
@@ -390,7 +424,7 @@ fn root_of(ctx: &Context) -> Result<&Path, LedgerError> {
     })
 }
 
-async fn scan(ctx: &Context, a: ScanArgs) -> Result<Answer<Value>, Fault> {
+async fn scan(ctx: &Context, a: ScanArgs) -> Outcome {
     if !a.confirm {
         return Ok(Answer::refuse(
             "runs.scan replaces the ledger's rows for each project it reads (re-read from the files on disk, so nothing the files hold is lost). Call it again with confirm=true to go ahead.",
@@ -418,7 +452,7 @@ async fn scan(ctx: &Context, a: ScanArgs) -> Result<Answer<Value>, Fault> {
         }
         (Some(r), None) => PathBuf::from(r),
         (None, Some(c)) => c.clone(),
-        (None, None) => return fault(root_of(ctx).unwrap_err()),
+        (None, None) => return Err(root_of(ctx).unwrap_err().into()),
     };
     let report = ctx.ledger.scan(&root, a.project.as_deref(), |_| std::ops::ControlFlow::Continue(())).await;
     answer(report.map(scan_answer))
@@ -443,22 +477,11 @@ pub fn scan_answer(report: ScanReport) -> Answer<ScanReport> {
     Answer::ok(report.message.clone(), report).with_caveats(caveats)
 }
 
-async fn list(ctx: &Context, a: ListArgs) -> Result<Answer<Value>, Fault> {
-    let limit = a.limit.unwrap_or(DEFAULT_LIST as i64);
-    if !(1..=MAX_LIST as i64).contains(&limit) {
-        return Ok(Answer::refuse(format!(
-            "limit must be between 1 and {MAX_LIST} (got {limit}); pass project= or family= to narrow a long list"
-        )));
-    }
-    let got = match ctx.ledger.list(a.project.as_deref(), a.family.as_deref(), limit as usize).await {
-        Ok(l) => l,
-        Err(e) => return fault(e),
-    };
+async fn list(ctx: &Context, a: ListArgs) -> Outcome {
+    let limit = a.limit.get();
+    let got = ctx.ledger.list(a.project.as_deref(), a.family.as_deref(), a.limit.count()).await?;
     if got.total == 0 {
-        let all = match ctx.ledger.list(None, None, 1).await {
-            Ok(l) => l,
-            Err(e) => return fault(e),
-        };
+        let all = ctx.ledger.list(None, None, 1).await?;
         if all.total == 0 {
             return Ok(Answer::refuse(
                 "the ledger is empty: no runs have been read yet. Call runs.scan with confirm=true to read the artifacts under your research root.",
@@ -476,7 +499,7 @@ async fn list(ctx: &Context, a: ListArgs) -> Result<Answer<Value>, Fault> {
     let shown = got.runs.len() as i64;
     let mut line = format!("{} of {}", shown, plural(got.total as usize, "run", "runs"));
     if got.total > shown {
-        line.push_str(if limit < MAX_LIST as i64 {
+        line.push_str(if limit < ListLimit::MAX {
             " (more available: raise limit, or pass project= or family=)"
         } else {
             " (more available: pass project= or family= to narrow)"
@@ -540,36 +563,56 @@ fn compare_answer(mut c: Comparison) -> Answer<Compared> {
     out
 }
 
-async fn compare(ctx: &Context, a: CompareArgs) -> Result<Answer<Value>, Fault> {
-    let family = a.family.trim();
-    if family.is_empty() {
-        return Ok(Answer::refuse("runs.compare needs a family: call runs.list to see the families recorded."));
-    }
-    let r = ctx.ledger.compare(family, a.metric.as_deref(), a.project.as_deref()).await;
+async fn compare(ctx: &Context, a: CompareArgs) -> Outcome {
+    let family = match a.family.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        Some(f) => f.to_string(),
+        None => only_family(ctx).await?,
+    };
+    let r = ctx.ledger.compare(&family, a.metric.as_deref(), a.project.as_deref()).await;
     answer(r.map(compare_answer))
 }
 
-async fn find_run(ctx: &Context, name: &str, project: Option<&str>) -> Result<Result<(String, String), String>, Fault> {
-    if let Some(p) = project {
-        return Ok(Ok((p.to_string(), name.to_string())));
+/// The family a comparison without one means: the ledger's only family; otherwise a
+/// question back naming them.
+async fn only_family(ctx: &Context) -> Result<String, Stop> {
+    let fams = ctx.ledger.families(None).await.map_err(|e| Fault::new("listing families", e))?;
+    match fams.as_slice() {
+        [] => Err(Stop::refuse(
+            "no families in the ledger to compare: call runs.scan with confirm=true to read your results, then ask again.",
+        )),
+        [one] => Ok(one.family.clone()),
+        _ => {
+            let names: Vec<String> = fams.iter().take(8).map(|f| format!("{} ({} arms)", f.family, f.n)).collect();
+            Err(Stop::ask_back(
+                format!(
+                    "Which family? The ledger has {}: {}{}.",
+                    fams.len(),
+                    names.join(", "),
+                    if fams.len() > 8 { ", …" } else { "" }
+                ),
+                ["runs.compare", "runs.list"],
+            ))
+        }
     }
-    let rows: Vec<(String,)> = sqlx::query_as::<attest_store::Db, (String,)>(
-        "SELECT project FROM runs WHERE name = $1 ORDER BY project LIMIT 6",
-    )
-    .bind(name)
-    .fetch_all(ctx.ledger.store().pool())
-    .await
-    .map_err(|e| Fault::new("looking a run up by name", e))?;
-    Ok(match rows.len() {
-        0 => Err(format!(
-            "no run named '{name}' in the ledger; call runs.list to see the runs recorded (names look like kdalpha_75 or beam_search/b8)"
-        )),
-        1 => Ok((rows[0].0.clone(), name.to_string())),
-        _ => Err(format!(
-            "'{name}' is a run in several projects ({}); pass project= to say which",
-            rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>().join(", ")
-        )),
-    })
+}
+
+async fn find_run(ctx: &Context, name: &str, project: Option<&str>) -> Result<(String, String), Stop> {
+    if let Some(p) = project {
+        return Ok((p.to_string(), name.to_string()));
+    }
+    let projects = ctx.ledger.projects_of_run(name, 6).await?;
+    match projects.as_slice() {
+        [] => Err(Stop::refuse(format!(
+            "no run named '{}' in the ledger; call runs.list to see the runs recorded (names look like kdalpha_75 or beam_search/b8)",
+            clip(name, 80)
+        ))),
+        [one] => Ok((one.clone(), name.to_string())),
+        several => Err(Stop::refuse(format!(
+            "'{}' is a run in several projects ({}); pass project= to say which",
+            clip(name, 80),
+            several.join(", ")
+        ))),
+    }
 }
 
 fn cut_metrics(rows: Vec<MetricRow>) -> (Vec<MetricRow>, bool) {
@@ -584,15 +627,15 @@ fn cut_metrics(rows: Vec<MetricRow>) -> (Vec<MetricRow>, bool) {
     (last.into_values().take(MAX_METRIC_ROWS).collect(), true)
 }
 
-async fn detail(ctx: &Context, a: DetailArgs) -> Result<Answer<Value>, Fault> {
-    let (project, name) = match find_run(ctx, a.name.trim(), a.project.as_deref()).await? {
-        Ok(pn) => pn,
-        Err(msg) => return Ok(Answer::refuse(msg)),
-    };
-    let mut run = match ctx.ledger.detail(&project, &name).await {
-        Ok(r) => r,
-        Err(e) => return fault(e),
-    };
+async fn detail(ctx: &Context, a: DetailArgs) -> Outcome {
+    if a.name.trim().is_empty() {
+        return Err(Stop::ask_back(
+            "Which run? Name it as the ledger does (e.g. kdalpha_75), or call runs.list to see them.",
+            ["runs.detail", "runs.list"],
+        ));
+    }
+    let (project, name) = find_run(ctx, a.name.trim(), a.project.as_deref()).await?;
+    let mut run = ctx.ledger.detail(&project, &name).await?;
     let n_metric_rows = run.metrics.len();
     let (metrics, collapsed) = cut_metrics(std::mem::take(&mut run.metrics));
     run.metrics = metrics;
@@ -655,11 +698,8 @@ fn record_answer(o: RecordOutcome) -> Answer<Value> {
     Answer::ok(line, o).with_refs(refs).with_caveats(caveats).into_value()
 }
 
-async fn record(ctx: &Context, a: RecordArgs) -> Result<Answer<Value>, Fault> {
-    let root = match root_of(ctx) {
-        Ok(r) => r.to_path_buf(),
-        Err(e) => return fault(e),
-    };
+async fn record(ctx: &Context, a: RecordArgs) -> Outcome {
+    let root = root_of(ctx)?.to_path_buf();
     if a.arms.is_empty() {
         return Ok(Answer::refuse("runs.record needs at least one arm, e.g. arms={\"t4\": {\"wer\": 0.064}}."));
     }
@@ -672,10 +712,7 @@ async fn record(ctx: &Context, a: RecordArgs) -> Result<Answer<Value>, Fault> {
         root,
         confirm: a.confirm,
     };
-    match ctx.ledger.record(req).await {
-        Ok(o) => Ok(record_answer(o)),
-        Err(e) => fault(e),
-    }
+    Ok(record_answer(ctx.ledger.record(req).await?))
 }
 
 fn severity(v: Verdict) -> u8 {
@@ -689,16 +726,15 @@ fn severity(v: Verdict) -> u8 {
     }
 }
 
-async fn claims_check(ctx: &Context, a: ClaimsArgs) -> Result<Answer<Value>, Fault> {
-    let root = match root_of(ctx) {
-        Ok(r) => r.to_path_buf(),
-        Err(e) => return fault(e),
-    };
+async fn claims_check(ctx: &Context, a: ClaimsArgs) -> Outcome {
+    let root = root_of(ctx)?.to_path_buf();
     let path = a.path.as_deref().map(Path::new);
-    let report = match claims::check(ctx.ledger.store().pool(), &root, path, None).await {
-        Ok(r) => r,
-        Err(e) => return fault(e),
+    let resolver = match &ctx.citations {
+        Some(c) => Some(c.resolver().await),
+        None => None,
     };
+    let lint = resolver.as_deref().map(|r| r as &dyn CiteResolver);
+    let report = claims::check(ctx.ledger.store().pool(), &root, path, lint).await?;
     let summary = report.summary();
     let report = match a.verdict {
         Some(v) => report.only(v),
@@ -743,15 +779,9 @@ async fn claims_check(ctx: &Context, a: ClaimsArgs) -> Result<Answer<Value>, Fau
     Ok(Answer::ok(line, data).with_refs(refs).into_value())
 }
 
-async fn claims_coverage(ctx: &Context, a: CoverageArgs) -> Result<Answer<Value>, Fault> {
-    let root = match root_of(ctx) {
-        Ok(r) => r.to_path_buf(),
-        Err(e) => return fault(e),
-    };
-    let cov = match coverage::coverage(&root, a.path.as_deref().map(Path::new)) {
-        Ok(c) => c,
-        Err(e) => return fault(e),
-    };
+async fn claims_coverage(ctx: &Context, a: CoverageArgs) -> Outcome {
+    let root = root_of(ctx)?.to_path_buf();
+    let cov = coverage::coverage(&root, a.path.as_deref().map(Path::new))?;
     let mut line = cov.summary();
     let first: Vec<String> =
         cov.uncovered.iter().take(3).map(|u| format!("{}:{} {}", u.file, u.line, u.written)).collect();
@@ -766,82 +796,4 @@ async fn claims_coverage(ctx: &Context, a: CoverageArgs) -> Result<Answer<Value>
     uncovered.truncate(MAX_UNCOVERED);
     let data = Covered { numbers: cov.numbers, covered: cov.covered, uncovered, n_uncovered, files: cov.files };
     Ok(Answer::ok(line, data).into_value())
-}
-
-fn arg_str(args: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
-    args.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-async fn ask(ctx: &Context, a: AskArgs) -> Result<Answer<Value>, Fault> {
-    let d = router::route(&a.question);
-    let Some(tool) = d.tool.clone() else {
-        return Ok(Answer::ask_back(d.answer, d.options));
-    };
-    let routed = |r: Result<Answer<Value>, Fault>| r.map(|ans| ans.used(tool.clone()));
-    let path = a.path.clone().or_else(|| arg_str(&d.args, "path"));
-    match tool.as_str() {
-        "runs.record" => Ok(Answer::ask_back(
-            "runs.ask does not write results. Call runs.record directly with family, project, arms (each arm's metric values) and confirm=true.",
-            vec!["runs.record".into()],
-        )),
-        "runs.claims_check" => routed(claims_check(ctx, ClaimsArgs { path, verdict: None }).await),
-        "runs.claims_coverage" => routed(claims_coverage(ctx, CoverageArgs { path }).await),
-        "runs.scan" => routed(scan(ctx, ScanArgs { root: None, project: None, confirm: true }).await),
-        "runs.detail" => {
-            let named = match arg_str(&d.args, "run") {
-                Some(r) => Some((None, r)),
-                None => match ctx.ledger.run_named_in(&a.question).await {
-                    Ok(hit) => hit.map(|(p, n)| (Some(p), n)),
-                    Err(e) => return fault(e),
-                },
-            };
-            match named {
-                Some((project, name)) => routed(detail(ctx, DetailArgs { name, project }).await),
-                None => Ok(Answer::ask_back(
-                    "Which run? Name it as the ledger does (e.g. kdalpha_75), or call runs.list to see them.",
-                    vec!["runs.detail".into(), "runs.list".into()],
-                )),
-            }
-        }
-        "runs.compare" => {
-            let family = match a.family.clone().or_else(|| arg_str(&d.args, "family")) {
-                Some(f) => Some(f),
-                None => match ctx.ledger.family_named_in(&a.question).await {
-                    Ok(f) => f,
-                    Err(e) => return fault(e),
-                },
-            };
-            let family = match family {
-                Some(f) => f,
-                None => match ctx.ledger.families(None).await {
-                    Ok(fams) if fams.len() == 1 => fams[0].family.clone(),
-                    Ok(fams) if fams.is_empty() => {
-                        return Ok(Answer::refuse(
-                            "no families in the ledger to compare: call runs.scan with confirm=true to read your results, then ask again.",
-                        ));
-                    }
-                    Ok(fams) => {
-                        let names: Vec<String> =
-                            fams.iter().take(8).map(|f| format!("{} ({} arms)", f.family, f.n)).collect();
-                        return Ok(Answer::ask_back(
-                            format!(
-                                "Which family? The ledger has {}: {}{}.",
-                                fams.len(),
-                                names.join(", "),
-                                if fams.len() > 8 { ", …" } else { "" }
-                            ),
-                            vec!["runs.compare".into(), "runs.list".into()],
-                        ));
-                    }
-                    Err(e) => return fault(e),
-                },
-            };
-            let metric = a.metric.clone().or_else(|| arg_str(&d.args, "metric"));
-            routed(compare(ctx, CompareArgs { family, metric, project: None }).await)
-        }
-        _ => {
-            let family = a.family.clone().or_else(|| arg_str(&d.args, "family"));
-            routed(list(ctx, ListArgs { project: None, family, limit: None }).await)
-        }
-    }
 }

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{Result, SymError};
-use crate::expr::{Expr, Func};
+use crate::expr::Expr;
 use crate::integrate::integrate;
 use crate::limits::Limits;
 use crate::nf::{Cx, derivative, normal_form};
@@ -167,9 +167,6 @@ fn rule_for(t: &Expr, v: &str) -> String {
         _ => "linearity".into(),
     }
 }
-
-#[allow(dead_code)]
-fn uses(_: Func) {}
 
 #[cfg(test)]
 mod tests {

@@ -460,9 +460,6 @@ impl Expr {
     }
 }
 
-#[allow(dead_code)]
-const _: u8 = P_MUL;
-
 #[cfg(test)]
 mod tests {
     use super::*;

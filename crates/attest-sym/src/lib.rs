@@ -51,7 +51,7 @@ pub use integrate::{Integral, IntegrationStep, integrate};
 pub use limits::Limits;
 pub use ops::{Derivative, Evaluated, Simplified, UnitsResult, differentiate, evaluate, evaluate_units, simplify};
 pub use parse::{Statement, parse_expr, parse_statement};
-pub use router::{RULES, TOOLS, route};
+pub use router::{ROUTER, RULES, TOOLS, route};
 pub use solve::{Solution, SolvedRoot, solve};
 pub use verify::{
     CheckReport, CheckStep, Counterexample, NumericCheck, Verdict, Verification, check, verify, verify_equation,

@@ -917,11 +917,6 @@ fn number(s: &str, limits: &Limits) -> std::result::Result<Q, String> {
     Ok(if exp >= 0 { Q::from_integer(m * scale) } else { Q::new(m, scale) })
 }
 
-#[allow(dead_code)]
-fn is_one(q: &Q) -> bool {
-    q.is_one()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -222,11 +222,6 @@ pub fn prove(l: &Expr, r: &Expr) -> Option<Vec<String>> {
     Some(steps)
 }
 
-#[allow(dead_code)]
-fn negative(q: &Q) -> bool {
-    q.is_negative()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@
 //! Every routine failure is `ok: false` with an actionable line: bad arguments, a parse
 //! error (with the caret), a limit, an unsupported operation, and a failure of the
 //! sandbox (timeout, memory, crash) with the sandbox's own message. Nothing here
-//! returns a [`Fault`], so no input can make the server report an MCP error.
+//! returns a [`attest_core::Fault`], so no input can make the server report an MCP error.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -19,14 +19,15 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use attest_core::{Answer, Catalogue, Fault, Hints, Tool, ToolSpec};
+use attest_core::{Answer, Bounded, Catalogue, Hints, Outcome, Stop, Tool, ToolSpec};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::derivation::DerivationResult;
 use crate::integrate::Integral;
 use crate::ops::{Derivative, Evaluated, Simplified, UnitsResult};
+use crate::router;
 use crate::solve::Solution;
 use crate::verify::{CheckReport, Verification};
 use crate::worker::{self, Request};
@@ -115,7 +116,6 @@ impl<T: JsonSchema> JsonSchema for Data<T> {
 /// What `sym.evaluate` returns: a number, or a quantity with units.
 #[derive(JsonSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
 pub enum Evaluation {
     /// An expression's value.
     Number(Evaluated),
@@ -206,8 +206,7 @@ pub struct DifferentiateArgs {
     pub var: Option<String>,
     /// The order, 1 to 20 (default 1).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 20))]
-    pub order: Option<u32>,
+    pub order: Bounded<1, 20, 1>,
 }
 
 /// Arguments of `sym.integrate`.
@@ -295,23 +294,13 @@ pub struct CheckArgs {
     pub lines: Lines,
 }
 
-/// Arguments of `sym.ask`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct AskArgs {
-    /// The question, in your own words: "is (a+b)^2 equal to a^2+2ab+b^2?", "simplify
-    /// (x^2-1)/(x-1)", "integrate x e^x from 0 to 1", "3.2 eV in joules".
+/// What `sym.ask` takes besides the question (its router reads it).
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+pub struct AskContext {
+    /// The expression, when it is not in the question (an equation for verify/solve),
+    /// e.g. `(a+b)^2 = a^2+2ab+b^2` with the question "is this true?".
     #[serde(default)]
-    pub question: String,
-    /// The expression, when it is not in the question (an equation for verify/solve).
-    #[serde(default)]
-    pub expr: String,
-    /// Run this tool of the symbolic surface directly instead of routing the question
-    /// (e.g. `sym.verify`); pass its arguments in `args`.
-    #[serde(default)]
-    pub tool: Option<String>,
-    /// Arguments for `tool`.
-    #[serde(default)]
-    pub args: Option<Map<String, Value>>,
+    pub expr: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -331,16 +320,17 @@ fn spec(name: &'static str, title: &'static str, description: &'static str) -> T
 /// server adds `sym.tools`.)
 pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
     let mut c = Catalogue::new();
+    // One registration per tool: its spec, its handler and its arguments.
     macro_rules! tool {
         ($spec:expr, $f:ident, $args:ty) => {{
             let exec = Arc::clone(&exec);
             c.push(Tool::new($spec, move |a: $args| {
                 let exec = Arc::clone(&exec);
-                async move { Ok::<_, Fault>($f(&*exec, a).await) }
+                async move { $f(&*exec, a).await }
             }));
         }};
     }
-    tool!(
+    c.push(Tool::ask::<AskContext>(
         spec(
             "sym.ask",
             "Ask for exact algebra or calculus",
@@ -349,9 +339,9 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
                 syntax!()
             ),
         ),
-        ask,
-        AskArgs
-    );
+        &router::ROUTER,
+        &[],
+    ));
     tool!(
         spec(
             "sym.verify",
@@ -488,146 +478,101 @@ fn text(s: &Option<String>) -> Option<&str> {
     s.as_deref().map(str::trim).filter(|s| !s.is_empty())
 }
 
-fn need_expr<T>(tool: &str, expr: &str, example: &str) -> Option<Answer<Data<T>>> {
-    expr.trim().is_empty().then(|| Answer::refuse(format!("{tool} needs an expression in expr, e.g. {example}")))
+/// The expression a tool cannot do without, or the refusal saying so.
+fn need_expr(tool: &str, expr: &str, example: &str) -> Result<(), Stop> {
+    if expr.trim().is_empty() {
+        return Err(Stop::refuse(format!("{tool} needs an expression in expr, e.g. {example}")));
+    }
+    Ok(())
 }
 
-async fn simplify(exec: &dyn Executor, a: SimplifyArgs) -> Answer<Data<Simplified>> {
-    if let Some(r) = need_expr("sym.simplify", &a.expr, "\"(x^2-1)/(x-1)\"") {
-        return r;
-    }
-    execute(exec, Request::Simplify { expr: a.expr }).await
+async fn simplify(exec: &dyn Executor, a: SimplifyArgs) -> Outcome<Data<Simplified>> {
+    need_expr("sym.simplify", &a.expr, "\"(x^2-1)/(x-1)\"")?;
+    Ok(execute(exec, Request::Simplify { expr: a.expr }).await)
 }
 
-async fn solve(exec: &dyn Executor, a: SolveArgs) -> Answer<Data<Solution>> {
-    if let Some(r) = need_expr("sym.solve", &a.expr, "\"x^2 - 5x + 6 = 0\"") {
-        return r;
-    }
-    execute(exec, Request::Solve { var: text(&a.var).map(str::to_string), expr: a.expr }).await
+async fn solve(exec: &dyn Executor, a: SolveArgs) -> Outcome<Data<Solution>> {
+    need_expr("sym.solve", &a.expr, "\"x^2 - 5x + 6 = 0\"")?;
+    Ok(execute(exec, Request::Solve { var: text(&a.var).map(str::to_string), expr: a.expr }).await)
 }
 
-async fn differentiate(exec: &dyn Executor, a: DifferentiateArgs) -> Answer<Data<Derivative>> {
-    if let Some(r) = need_expr("sym.differentiate", &a.expr, "\"x^2 sin(x)\"") {
-        return r;
-    }
-    if a.order == Some(0) {
-        return Answer::refuse("order must be at least 1 (1 for the first derivative, 2 for the second, up to 20)");
-    }
-    execute(exec, Request::Differentiate { var: text(&a.var).map(str::to_string), order: a.order, expr: a.expr }).await
+async fn differentiate(exec: &dyn Executor, a: DifferentiateArgs) -> Outcome<Data<Derivative>> {
+    need_expr("sym.differentiate", &a.expr, "\"x^2 sin(x)\"")?;
+    let order = u32::try_from(a.order.get()).ok();
+    let request = Request::Differentiate { var: text(&a.var).map(str::to_string), order, expr: a.expr };
+    Ok(execute(exec, request).await)
 }
 
-async fn integrate(exec: &dyn Executor, a: IntegrateArgs) -> Answer<Data<Integral>> {
-    if let Some(r) = need_expr("sym.integrate", &a.expr, "\"x e^x\"") {
-        return r;
-    }
+async fn integrate(exec: &dyn Executor, a: IntegrateArgs) -> Outcome<Data<Integral>> {
+    need_expr("sym.integrate", &a.expr, "\"x e^x\"")?;
     let bounds = a.bounds.map(|[lo, hi]| [lo.text(), hi.text()]);
     if let Some([lo, hi]) = &bounds
         && (lo.is_empty() || hi.is_empty())
     {
-        return Answer::refuse("bounds must be two values [lower, upper], e.g. [0, 1] or [0, \"pi\"]");
+        return Err(Stop::refuse("bounds must be two values [lower, upper], e.g. [0, 1] or [0, \"pi\"]"));
     }
-    execute(exec, Request::Integrate { var: text(&a.var).map(str::to_string), bounds, expr: a.expr }).await
+    Ok(execute(exec, Request::Integrate { var: text(&a.var).map(str::to_string), bounds, expr: a.expr }).await)
 }
 
-async fn derivation(exec: &dyn Executor, a: DerivationArgs) -> Answer<Data<DerivationResult>> {
-    if let Some(r) = need_expr("sym.derivation", &a.expr, "\"x^2 sin(x)\" with operation \"differentiate\"") {
-        return r;
-    }
+async fn derivation(exec: &dyn Executor, a: DerivationArgs) -> Outcome<Data<DerivationResult>> {
+    need_expr("sym.derivation", &a.expr, "\"x^2 sin(x)\" with operation \"differentiate\"")?;
     let request = Request::Derivation {
         operation: a.operation.as_str().into(),
         var: text(&a.var).map(str::to_string),
         expr: a.expr,
     };
-    execute(exec, request).await
+    Ok(execute(exec, request).await)
 }
 
-async fn verify(exec: &dyn Executor, a: VerifyArgs) -> Answer<Data<Verification>> {
+async fn verify(exec: &dyn Executor, a: VerifyArgs) -> Outcome<Data<Verification>> {
     let request = match (text(&a.lhs), text(&a.rhs), text(&a.equation)) {
         (Some(l), Some(r), _) => Request::Verify { lhs: l.into(), rhs: r.into() },
         (None, None, Some(e)) => Request::VerifyEquation { equation: e.into() },
         (Some(e), None, None) | (None, Some(e), None) => Request::VerifyEquation { equation: e.into() },
         (Some(_), None, Some(_)) | (None, Some(_), Some(_)) => {
-            return Answer::refuse(
+            return Err(Stop::refuse(
                 "sym.verify got one side and an equation: pass both lhs and rhs, or the whole claim as equation (e.g. \"sin(2t) = 2 sin(t) cos(t)\")",
-            );
+            ));
         }
         (None, None, None) => {
-            return Answer::refuse(
+            return Err(Stop::refuse(
                 "sym.verify needs a claim: lhs and rhs (e.g. lhs \"(a+b)^2\", rhs \"a^2+2ab+b^2\"), or one equation \"(a+b)^2 = a^2+2ab+b^2\"",
-            );
+            ));
         }
     };
-    execute(exec, request).await
+    Ok(execute(exec, request).await)
 }
 
-async fn evaluate(exec: &dyn Executor, a: EvaluateArgs) -> Answer<Data<Evaluation>> {
+async fn evaluate(exec: &dyn Executor, a: EvaluateArgs) -> Outcome<Data<Evaluation>> {
     let subs: BTreeMap<String, String> = a.subs.iter().map(|(k, v)| (k.trim().to_string(), v.text())).collect();
     let request = match (text(&a.expr), text(&a.units)) {
         (Some(_), Some(_)) => {
-            return Answer::refuse(
+            return Err(Stop::refuse(
                 "sym.evaluate takes expr (with subs) or units, not both: e.g. expr \"x^2\" with subs {\"x\": 3}, or units \"60 mph to km/h\"",
-            );
+            ));
         }
         (None, Some(u)) => Request::Evaluate { expr: None, subs: BTreeMap::new(), units: Some(u.into()) },
         (Some(e), None) => Request::Evaluate { expr: Some(e.into()), subs, units: None },
         (None, None) => {
-            return Answer::refuse(
+            return Err(Stop::refuse(
                 "sym.evaluate needs expr (with subs for its variables, e.g. expr \"sin(x)^2\", subs {\"x\": \"pi/4\"}) or units (e.g. \"3.2 eV in joules\")",
-            );
+            ));
         }
     };
-    execute(exec, request).await
+    Ok(execute(exec, request).await)
 }
 
-async fn check(exec: &dyn Executor, a: CheckArgs) -> Answer<Data<CheckReport>> {
+async fn check(exec: &dyn Executor, a: CheckArgs) -> Outcome<Data<CheckReport>> {
     let lines = match a.lines {
         Lines::Text(t) => t,
         Lines::List(l) => l.join("\n"),
     };
     if lines.trim().is_empty() {
-        return Answer::refuse(
+        return Err(Stop::refuse(
             "sym.check needs a derivation in lines, one step per line, e.g. \"(x+1)^2\\n= x^2 + 2x + 1\"",
-        );
+        ));
     }
-    execute(exec, Request::Check { lines }).await
-}
-
-/// Run a sym tool by name on JSON arguments (what `sym.ask` routed to).
-async fn dispatch(exec: &dyn Executor, tool: &str, args: Map<String, Value>) -> Answer<Value> {
-    fn read<A: serde::de::DeserializeOwned>(tool: &str, args: Map<String, Value>) -> Result<A, String> {
-        serde_json::from_value(Value::Object(args)).map_err(|e| {
-            format!(
-                "the question was routed to {tool}, but its arguments could not be read ({e}); call {tool} directly"
-            )
-        })
-    }
-    macro_rules! go {
-        ($f:ident) => {
-            match read(tool, args) {
-                Ok(a) => $f(exec, a).await.into_value(),
-                Err(message) => Answer::refuse(message),
-            }
-        };
-    }
-    match tool {
-        "sym.simplify" => go!(simplify),
-        "sym.solve" => go!(solve),
-        "sym.differentiate" => go!(differentiate),
-        "sym.integrate" => go!(integrate),
-        "sym.derivation" => go!(derivation),
-        "sym.verify" => go!(verify),
-        "sym.evaluate" => go!(evaluate),
-        "sym.check" => go!(check),
-        other => Answer::refuse(format!("the question was routed to {other}, which this surface does not serve")),
-    }
-}
-
-async fn ask(exec: &dyn Executor, a: AskArgs) -> Answer<Value> {
-    let d = crate::router::route(&a.question, &a.expr);
-    let Some(tool) = d.tool else {
-        return Answer::ask_back(d.answer, d.options);
-    };
-    dispatch(exec, &tool, d.args).await.used(tool)
+    Ok(execute(exec, Request::Check { lines }).await)
 }
 
 #[cfg(test)]
@@ -728,6 +673,8 @@ mod tests {
         assert!(!units.ok, "{}", units.answer);
         let wrong = call(&c, "sym.differentiate", json!({"expr": 3}));
         assert!(!wrong.ok && wrong.answer.contains("expr (string)"), "{}", wrong.answer);
+        let zero = call(&c, "sym.differentiate", json!({"expr": "x^3", "order": 0}));
+        assert!(!zero.ok && zero.answer.contains("from 1 to 20"), "{}", zero.answer);
         let b = catalogue(Arc::new(Broken));
         let t = call(&b, "sym.solve", json!({"expr": "x^2 = 2"}));
         assert!(!t.ok && t.answer.contains("longer than 2 s"), "{}", t.answer);

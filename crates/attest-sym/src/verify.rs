@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{Result, SymError};
-use crate::eval::{ExactEnv, FloatProgram, eval_exact, eval_interval, q_to_f64};
-use crate::expr::{Expr, Q, qf};
+use crate::eval::{ExactEnv, FloatProgram, eval_exact, eval_interval};
+use crate::expr::{Expr, qf};
 use crate::limits::Limits;
 use crate::nf::{Atom, Cx, Mode, Nf, normal_form};
 use crate::parse::{parse_chain, parse_expr};
@@ -555,11 +555,6 @@ fn prefix_line(e: SymError, line: usize) -> SymError {
         }
         other => other,
     }
-}
-
-#[allow(dead_code)]
-fn as_f64(c: &Q) -> f64 {
-    q_to_f64(c)
 }
 
 #[cfg(test)]

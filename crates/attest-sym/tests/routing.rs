@@ -1,71 +1,34 @@
-//! The router against our table of questions: every case reaches its tool with the
-//! arguments extracted, and the whole table is snapshot-tested.
+//! The sym router against its case table `routing_cases.toml`, through the runner every
+//! router shares (attest-testkit): every case reaches its tool with exactly its
+//! arguments, declines offer the surface that owns the question, the router is
+//! deterministic and never panics, and every decision is snapshotted.
 
-use attest_sym::route;
-use serde::{Deserialize, Serialize};
+use attest_sym::router::{ROUTER, TOOLS, route};
+use attest_testkit::routing;
 
-#[derive(Deserialize)]
-struct Table {
-    case: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    question: String,
-    #[serde(default)]
-    expr: String,
-    tool: String,
-    #[serde(default)]
-    declined: Option<String>,
-    #[serde(default)]
-    args: toml::Table,
-}
-
-#[derive(Serialize)]
-struct Seen {
-    question: String,
-    expr: String,
-    decision: attest_core::Decision,
-}
-
-fn table() -> Vec<Case> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/routing_cases.toml")).unwrap();
-    toml::from_str::<Table>(&text).unwrap().case
+#[test]
+fn every_case_reaches_its_tool_with_its_args() {
+    let cases = routing::cases(include_str!("routing_cases.toml"));
+    assert!(cases.iter().filter(|c| !c.options.is_empty()).count() >= 6, "too few declines");
+    let decided = routing::run(&cases, 70, &ROUTER);
+    insta::assert_yaml_snapshot!("sym_decisions", decided);
 }
 
 #[test]
-fn every_case_reaches_its_tool() {
-    let cases = table();
-    assert!(cases.len() >= 40, "only {} cases", cases.len());
-    let mut failures = Vec::new();
-    for c in &cases {
-        let r = std::panic::catch_unwind(|| check_case(c));
-        if let Err(e) = r {
-            failures.push(e.downcast_ref::<String>().cloned().unwrap_or_default());
-        }
+fn there_is_no_catch_all() {
+    // The shared list less "12345": a constant is an expression, and its value is the one
+    // thing to do with it (the last rule), so it is evaluated rather than asked back.
+    for q in ["", "?", "ok", "lol", "my cat", "xyzzy plugh", "hello", "do the thing", "thanks!", "what about it"] {
+        let d = route(q, "");
+        assert!(d.tool.is_none(), "{q:?} was routed to {:?}", d.tool);
+        assert!(d.options.len() >= 2, "{q:?} offers {:?}", d.options);
     }
-    assert!(failures.is_empty(), "{} failing cases:\n{}", failures.len(), failures.join("\n"));
-}
-
-fn check_case(c: &Case) {
-    {
-        let d = route(&c.question, &c.expr);
-        let why = format!("{:?} (expr {:?}) → {d:?}", c.question, c.expr);
-        if c.tool.is_empty() {
-            assert_eq!(d.tool, None, "{why}");
-            match &c.declined {
-                Some(owner) => assert_eq!(d.options, std::slice::from_ref(owner), "{why}"),
-                None => assert!(d.options.len() >= 2, "an ask-back needs two options: {why}"),
-            }
-        } else {
-            assert_eq!(d.tool.as_deref(), Some(c.tool.as_str()), "{why}");
-        }
-        for (k, want) in &c.args {
-            let got = d.args.get(k).unwrap_or_else(|| panic!("missing arg {k}: {why}"));
-            let want = serde_json::to_value(want).unwrap();
-            assert_eq!(got, &want, "arg {k}: {why}");
-        }
-    }
+    assert_eq!(route("12345", "").tool.as_deref(), Some("sym.evaluate"));
+    assert_eq!(route("hello", "").options, TOOLS);
+    // A bare expression is asked what to do with it.
+    let bare = route("", "x^2 + 1");
+    assert_eq!(bare.tool, None);
+    assert!(bare.answer.starts_with("What should I do with x^2 + 1"), "{}", bare.answer);
 }
 
 #[test]
@@ -76,10 +39,15 @@ fn antiderivative_never_goes_to_differentiate() {
 }
 
 #[test]
-fn routing_table_snapshot() {
-    let seen: Vec<Seen> = table()
-        .into_iter()
-        .map(|c| Seen { decision: route(&c.question, &c.expr), question: c.question, expr: c.expr })
-        .collect();
-    insta::assert_yaml_snapshot!(seen);
+fn a_question_with_an_expression_is_never_declined() {
+    let d = route("are the numbers in my draft right?", "");
+    assert_eq!((d.tool, d.options[0].as_str()), (None, "runs.claims_check"));
+    let kept = route("is the identity in my draft right: (a+b)^2 = a^2 + 2ab + b^2", "");
+    assert_eq!(kept.tool.as_deref(), Some("sym.verify"), "{kept:?}");
+}
+
+#[test]
+fn never_panics_on_any_unicode() {
+    routing::never_panics(|q| route(q, ""));
+    routing::never_panics(|q| route(q, q));
 }

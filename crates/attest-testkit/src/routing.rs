@@ -1,9 +1,15 @@
 //! A router's case table (TOML `[[case]] q = "…", tool = "…", args = {…}, options =
 //! […]`; no `tool` means the question must be asked back) checked against the router:
 //! each case's tool and exact arguments, at least two options and a question back on
-//! every decline, the same decision every time, and no catch-all.
+//! every decline, the same decision every time, and no catch-all; and
+//! [`never_panics`], a property test of any router over hostile Unicode.
+
+use std::panic::AssertUnwindSafe;
 
 use attest_core::Decision;
+use attest_core::ask::Route;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRng, TestRunner};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -26,6 +32,9 @@ pub struct Case {
     /// Options a decline must include.
     #[serde(default)]
     pub options: Vec<String>,
+    /// The ask's other arguments the router reads (sym's `expr`).
+    #[serde(default)]
+    pub given: Map<String, Value>,
 }
 
 /// Parse a case table.
@@ -33,13 +42,45 @@ pub fn cases(toml_text: &str) -> Vec<Case> {
     toml::from_str::<Cases>(toml_text).expect("the routing case table parses").case
 }
 
+/// Check every case of a surface's table against its router (the one runner every
+/// router's `tests/routing.rs` uses): at least `min` cases, every tool of the router's
+/// rules reached by some case, each case's tool, exact arguments and offered options,
+/// a question back on every decline, determinism. Every failing case is listed in one
+/// panic. Returns each case's decision, for an insta snapshot of the whole table.
+pub fn run(cases: &[Case], min: usize, router: &dyn Route) -> Vec<Decided> {
+    for tool in router.tools() {
+        assert!(cases.iter().any(|c| c.tool.as_deref() == Some(tool)), "no case reaches {tool}");
+    }
+    check_given(cases, min, |c| router.route(&c.q, &c.given));
+    cases
+        .iter()
+        .map(|c| Decided { q: c.q.clone(), given: c.given.clone(), decision: router.route(&c.q, &c.given) })
+        .collect()
+}
+
+/// One case's decision, as snapshotted.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Decided {
+    /// The question.
+    pub q: String,
+    /// The other arguments, when there were any.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub given: Map<String, Value>,
+    /// What the router decided.
+    pub decision: Decision,
+}
+
 /// Check every case against `route`, and that there are at least `min` of them;
 /// every failing case is listed in one panic.
 pub fn check(cases: &[Case], min: usize, route: impl Fn(&str) -> Decision) {
+    check_given(cases, min, |c| route(&c.q))
+}
+
+fn check_given(cases: &[Case], min: usize, route: impl Fn(&Case) -> Decision) {
     assert!(cases.len() >= min, "only {} cases, want at least {min}", cases.len());
     let mut failures = Vec::new();
     for c in cases {
-        let d = route(&c.q);
+        let d = route(c);
         let mut problems = Vec::new();
         if d.tool != c.tool {
             problems.push(format!("tool {:?}, expected {:?}", d.tool, c.tool));
@@ -64,7 +105,7 @@ pub fn check(cases: &[Case], min: usize, route: impl Fn(&str) -> Decision) {
                 problems.push("decline without a question back".into());
             }
         }
-        if d != route(&c.q) {
+        if d != route(c) {
             problems.push("a second call decided differently".into());
         }
         if !problems.is_empty() {
@@ -81,5 +122,103 @@ pub fn no_catch_all(extra: &[&str], route: impl Fn(&str) -> Decision) {
         let d = route(q);
         assert!(d.tool.is_none(), "{q:?} was routed to {:?}", d.tool);
         assert!(d.options.len() >= 2, "{q:?} offers {:?}", d.options);
+    }
+}
+
+/// Pieces the generated questions are built from: the routers' own trigger words, and
+/// the text that breaks byte arithmetic (curly quotes, combining marks, right-to-left
+/// text and marks, emoji with zero-width joiners, NUL and control characters, CJK, and
+/// letters whose lower case has another byte length: `İ`, the Kelvin sign, `Ⱥ`).
+const PIECES: &[&str] = &[
+    "search for",
+    "how does",
+    "relate to",
+    "next to",
+    "simplify",
+    "item 12",
+    "http://x.y/z",
+    "=",
+    "d/dx",
+    "the",
+    "my draft",
+    "papers on",
+    "and",
+    "x^2",
+    "\u{2018}",
+    "\u{2019}",
+    "\u{201c}",
+    "\u{201d}",
+    "\u{301}",
+    "\u{308}",
+    "e\u{301}",
+    "o\u{308}",
+    "G\u{f6}del",
+    "\u{5e9}\u{5dc}\u{5d5}\u{5dd}",
+    "\u{645}\u{631}\u{62d}\u{628}\u{627}",
+    "\u{200f}",
+    "\u{200e}",
+    "\u{1f600}",
+    "\u{1f469}\u{200d}\u{1f4bb}",
+    "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}",
+    "\u{1f3f3}\u{fe0f}\u{200d}\u{1f308}",
+    "\0",
+    "\u{7}",
+    "\u{1b}",
+    "\t",
+    "\n",
+    "\r",
+    "\u{7f}",
+    "\u{85}",
+    "\u{6ce8}\u{610f}\u{529b}",
+    "\u{30c8}\u{30e9}\u{30f3}\u{30b9}\u{30d5}\u{30a9}\u{30fc}\u{30de}\u{30fc}",
+    "\u{130}",
+    "\u{212a}",
+    "\u{23a}",
+    "\u{df}",
+    "\u{3a3}",
+    "\u{fb03}",
+    " ",
+    "?",
+    ".",
+    ",",
+    ":",
+    "'",
+    "\"",
+];
+
+/// Strings mixing arbitrary Unicode with [`PIECES`] in random order.
+fn questions() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        6 => prop::sample::select(PIECES).prop_map(str::to_string),
+        2 => any::<String>(),
+        1 => any::<char>().prop_map(String::from),
+        1 => prop::char::range('\u{590}', '\u{6ff}').prop_map(String::from),
+        1 => prop::char::range('\u{4e00}', '\u{9fff}').prop_map(String::from),
+    ];
+    let sep = prop::sample::select(&["", "", " ", " ", "  ", "\u{a0}"][..]);
+    prop::collection::vec((piece, sep), 0..12)
+        .prop_map(|parts| parts.into_iter().map(|(p, s)| format!("{p}{s}")).collect())
+}
+
+/// `route` on 2,000 generated questions (deterministic): it must return for every one,
+/// and every decline must say something. The first failure is shrunk and shown.
+pub fn never_panics(route: impl Fn(&str) -> Decision) {
+    let config = Config { cases: 2_000, failure_persistence: None, ..Config::default() };
+    let rng = TestRng::deterministic_rng(config.rng_algorithm);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let result = runner.run(&questions(), |q| {
+        let d = std::panic::catch_unwind(AssertUnwindSafe(|| route(&q))).map_err(|e| {
+            let msg = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            TestCaseError::fail(format!("route panicked: {msg}"))
+        })?;
+        prop_assert!(d.tool.is_some() || !d.answer.trim().is_empty(), "a decline with no answer: {d:?}");
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
     }
 }

@@ -1,18 +1,32 @@
-//! CrossRef lookups of DOIs, compiled only with the `web` feature and used only when a
-//! resolver was built with `web: true`.
+//! CrossRef lookups of DOIs for attest-cite: the one piece of citation code that reaches
+//! the network, in its own crate so that only the programs that may go online link it
+//! (`attest-knowledge` and the `attest` CLI; never `attest-provenance`). [`Crossref`]
+//! implements [`attest_cite::WebLookup`]; [`enable`] hands one to a resolver config that
+//! asked for the web (`ATTEST_CITATION_WEB=1`), and a resolver built with `web: false`
+//! never calls it.
 //!
 //! Only a key shaped like a DOI is ever sent: a citation key is the researcher's own
 //! label and means nothing to CrossRef. Answers are cached on disk, one JSON file per
 //! DOI, and a cached record keeps the date it was first fetched. A failure of any kind
 //! (no network, a timeout, a 404, an answer that is not CrossRef's shape) is a miss.
 
+#![warn(missing_docs)]
+
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use attest_cite::{Reference, ResolverConfig, Source, SourceInfo, WebLookup, find_year, normalize_doi};
 use serde_json::Value;
 
-use crate::SourceInfo;
-use crate::reference::{Reference, Source, find_year, normalize_doi};
+/// `config` with a CrossRef reader attached when it asks for the web (`web: true`, from
+/// `ATTEST_CITATION_WEB=1`), caching in its `cache_dir`; unchanged otherwise.
+pub fn enable(mut config: ResolverConfig) -> ResolverConfig {
+    if config.web {
+        config.web_lookup = Some(Arc::new(Crossref::new(None, config.cache_dir.clone())));
+    }
+    config
+}
 
 /// CrossRef's public API.
 pub const DEFAULT_BASE: &str = "https://api.crossref.org";
@@ -25,7 +39,8 @@ pub struct Crossref {
 }
 
 impl Crossref {
-    /// A reader against `base` (default [`DEFAULT_BASE`]), caching in `cache_dir`.
+    /// A reader against `base` (default [`DEFAULT_BASE`]; tests point it at a loopback
+    /// server), caching in `cache_dir`.
     pub fn new(base: Option<String>, cache_dir: Option<PathBuf>) -> Crossref {
         let config = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_secs(10)))
@@ -39,8 +54,19 @@ impl Crossref {
         }
     }
 
+    fn cache_file(&self, doi: &str) -> Option<PathBuf> {
+        let name: String = doi
+            .to_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+            .collect();
+        self.cache_dir.as_ref().map(|d| d.join(format!("{name}.json")))
+    }
+}
+
+impl WebLookup for Crossref {
     /// How `cite.sources` lists it.
-    pub fn info(&self) -> SourceInfo {
+    fn info(&self) -> SourceInfo {
         SourceInfo {
             name: "crossref".into(),
             kind: Source::Web,
@@ -53,17 +79,8 @@ impl Crossref {
         }
     }
 
-    fn cache_file(&self, doi: &str) -> Option<PathBuf> {
-        let name: String = doi
-            .to_lowercase()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
-            .collect();
-        self.cache_dir.as_ref().map(|d| d.join(format!("{name}.json")))
-    }
-
     /// The record for `key` if it is a DOI CrossRef knows; the cache first.
-    pub fn lookup(&self, key: &str) -> Option<Reference> {
+    fn lookup(&self, key: &str) -> Option<Reference> {
         let doi = normalize_doi(key)?;
         let cache = self.cache_file(&doi);
         if let Some(path) = &cache

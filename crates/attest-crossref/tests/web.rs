@@ -1,13 +1,12 @@
-//! The CrossRef reader (feature `web`) against a loopback server answering with a
-//! CrossRef-shaped record. Nothing here reaches the network.
-
-#![cfg(feature = "web")]
+//! The CrossRef reader, handed to an attest-cite resolver, against a loopback server
+//! answering with a CrossRef-shaped record. Nothing here reaches the network.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use attest_cite::{Resolver, ResolverConfig, Source, tools};
+use attest_crossref::Crossref;
 
 /// Serve `body` for `/works/10.18653/v1/N19-1423`, 404 otherwise; record every path asked.
 fn serve() -> (String, Arc<Mutex<Vec<String>>>) {
@@ -49,9 +48,8 @@ fn serve() -> (String, Arc<Mutex<Vec<String>>>) {
 async fn resolver(base: String, cache: &std::path::Path, bib: Option<&std::path::Path>) -> Resolver {
     let config = ResolverConfig {
         web: true,
+        web_lookup: Some(Arc::new(Crossref::new(Some(base), Some(cache.to_path_buf())))),
         find_zotero: false,
-        crossref_base: Some(base),
-        cache_dir: Some(cache.to_path_buf()),
         bib_paths: bib.into_iter().map(|p| p.to_path_buf()).collect(),
         ..ResolverConfig::default()
     };
@@ -123,4 +121,18 @@ async fn an_unreachable_service_is_a_miss_not_an_error() {
     let r = resolver(format!("http://127.0.0.1:{port}"), dir.path(), None).await;
     let miss = tokio::task::spawn_blocking(move || r.lookup("10.1000/xyz")).await.unwrap();
     assert!(miss.is_none());
+}
+
+/// `enable` attaches CrossRef only to a config that asked for the web.
+#[test]
+fn enable_attaches_crossref_only_when_the_web_is_asked_for() {
+    let off = attest_crossref::enable(ResolverConfig::default());
+    assert!(off.web_lookup.is_none());
+    let on = attest_crossref::enable(ResolverConfig { web: true, ..ResolverConfig::default() });
+    let info = on.web_lookup.as_ref().expect("attached").info();
+    assert!(info.network && info.kind == Source::Web && info.name == "crossref");
+    assert!(info.problems[0].contains("no cache directory"), "{info:?}");
+    let env = |k: &str| (k == "ATTEST_CITATION_WEB").then(|| "1".to_string());
+    let from_env = attest_crossref::enable(attest_cite::scan::resolver_config(env, None));
+    assert!(from_env.web && from_env.web_lookup.is_some());
 }

@@ -1,0 +1,298 @@
+//! The one `<ns>.ask` pipeline every surface uses.
+//!
+//! A surface's router is data: a [`Router`] holding an ordered table of [`Rule`]s plus
+//! the texts it asks back with. Each rule carries its phrases (matched on word
+//! boundaries), an optional condition and its argument extraction, all over the
+//! surface's [`Facts`] (what its router reads from a question once, before any rule is
+//! tried). Routing is then the same everywhere:
+//!
+//! 1. read the facts; a question with nothing in it is asked back ([`Router::empty`]);
+//! 2. the first rule whose phrase occurs (or that needs none) and whose condition holds
+//!    decides: its extraction gives the arguments, or a question back when the question
+//!    lacks one the tool needs;
+//! 3. a marker of another surface ([`crate::route::ELSEWHERE`]) outside the arguments
+//!    just extracted declines the question to that surface, unless the surface's facts
+//!    say the question stays ([`Facts::keeps`]);
+//! 4. a question no rule claims is asked back: there is no catch-all.
+//!
+//! The catalogue then calls the chosen tool by name (`Catalogue::call`); nothing decides
+//! again after routing.
+
+use serde_json::{Map, Value};
+
+use crate::route::{Decision, Question, elsewhere};
+
+/// A JSON object of arguments.
+pub type Args = Map<String, Value>;
+
+/// What a surface's router reads from a question once, before any rule is tried: the
+/// words to match and whatever its rules' conditions and extractions need.
+pub trait Facts: Sized + 'static {
+    /// Read a question. `given` holds the ask's other arguments (e.g. sym's `expr`).
+    fn read(question: &str, given: &Args) -> Self;
+
+    /// The words rules match (possibly with names and paths blanked out).
+    fn words(&self) -> &Question;
+
+    /// Whether there is nothing to route.
+    fn is_empty(&self) -> bool {
+        self.words().is_empty()
+    }
+
+    /// The words another surface's markers are looked for in: by default the words
+    /// without the string arguments the decision extracted, so a concept or a search
+    /// subject never makes another surface claim the question.
+    fn frame(&self, own: Option<&Decision>) -> Question {
+        let mut text = self.words().raw.clone();
+        if let Some(d) = own {
+            for v in d.args.values().filter_map(Value::as_str).filter(|v| !v.trim().is_empty()) {
+                text = text.replacen(v, " ", 1);
+            }
+        }
+        Question::new(&text)
+    }
+
+    /// Whether a question that also carries another surface's marker stays here.
+    fn keeps(&self, _own: Option<&Decision>) -> bool {
+        false
+    }
+
+    /// The question back when no rule claims the question; `None` uses the router's.
+    fn unclear(&self) -> Option<Decision> {
+        None
+    }
+}
+
+/// What a rule's condition and extraction see.
+#[derive(Debug)]
+pub struct Asked<'a, F> {
+    /// The surface's facts.
+    pub facts: &'a F,
+    /// The words matched.
+    pub q: &'a Question,
+    /// The phrase that matched, if the rule has phrases.
+    pub phrase: Option<&'static str>,
+    /// The rule's tool.
+    pub tool: &'static str,
+}
+
+/// A rule's condition.
+pub type Condition<F> = fn(&Asked<'_, F>) -> bool;
+/// A rule's argument extraction: the arguments, or a question back when the question
+/// lacks something the tool cannot do without.
+pub type Extract<F> = fn(&Asked<'_, F>) -> Result<Args, Decision>;
+
+/// One routing rule: if a phrase occurs (or the rule has none) and the condition holds,
+/// the question goes to `tool` with the extracted arguments.
+pub struct Rule<F: 'static> {
+    /// The tool it routes to.
+    pub tool: &'static str,
+    /// Phrases on word boundaries, any of which claims the question; a word ending in
+    /// `*` matches the words it begins. Empty: the condition alone decides.
+    pub phrases: &'static [&'static str],
+    /// A further condition.
+    pub when: Option<Condition<F>>,
+    /// The arguments the question states.
+    pub args: Option<Extract<F>>,
+    /// Why it routes, for a rule without phrases (a phrase says so itself).
+    pub reason: &'static str,
+}
+
+impl<F> Rule<F> {
+    /// A rule routing to `tool` when one of `phrases` occurs.
+    pub const fn new(tool: &'static str, phrases: &'static [&'static str]) -> Self {
+        Rule { tool, phrases, when: None, args: None, reason: "" }
+    }
+
+    /// Only when `condition` holds as well.
+    pub const fn when(self, condition: Condition<F>) -> Self {
+        Rule { when: Some(condition), ..self }
+    }
+
+    /// With the arguments `extract` reads.
+    pub const fn args(self, extract: Extract<F>) -> Self {
+        Rule { args: Some(extract), ..self }
+    }
+
+    /// Why it routes, for a rule decided by its condition alone.
+    pub const fn because(self, reason: &'static str) -> Self {
+        Rule { reason, ..self }
+    }
+}
+
+impl<F> std::fmt::Debug for Rule<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule").field("tool", &self.tool).field("phrases", &self.phrases).finish_non_exhaustive()
+    }
+}
+
+/// A surface's router: its rules in order and what it asks back with.
+pub struct Router<F: 'static> {
+    /// The surface it routes for (its name in [`crate::SURFACES`]): tools that surface
+    /// serves are never declined to another.
+    pub surface: &'static str,
+    /// The rules, in order: the first that claims a question decides.
+    pub rules: &'static [Rule<F>],
+    /// The question back for an empty question.
+    pub empty: &'static str,
+    /// The question back for a question no rule claims.
+    pub unclear: &'static str,
+    /// The tools offered on a question back, and after a decline to another surface.
+    pub options: &'static [&'static str],
+    /// Appended to a decline, e.g. " If you meant your runs, say which: …".
+    pub decline_note: &'static str,
+}
+
+/// Any router, as the catalogue holds it.
+pub trait Route: Send + Sync {
+    /// Decide a question; `given` holds the ask's other arguments.
+    fn route(&self, question: &str, given: &Args) -> Decision;
+    /// The tools its rules can reach, in table order, without repeats.
+    fn tools(&self) -> Vec<&'static str>;
+}
+
+impl<F: Facts> Router<F> {
+    /// Decide a question; `given` holds the ask's other arguments.
+    pub fn decide(&self, question: &str, given: &Args) -> Decision {
+        let facts = F::read(question, given);
+        if facts.is_empty() {
+            return Decision::ask_back(self.empty, self.options);
+        }
+        let own = self.first(&facts);
+        let other = elsewhere(&facts.frame(own.as_ref()), self.surface);
+        match (own, other) {
+            (own, Some(decline)) if !facts.keeps(own.as_ref()) => self.decline(decline, own.as_ref()),
+            (Some(d), _) => d,
+            (None, _) => facts.unclear().unwrap_or_else(|| Decision::ask_back(self.unclear, self.options)),
+        }
+    }
+
+    /// The first rule that claims the question, decided.
+    fn first(&self, facts: &F) -> Option<Decision> {
+        let q = facts.words();
+        for rule in self.rules {
+            let phrase = match rule.phrases {
+                [] => None,
+                phrases => match q.any(phrases) {
+                    Some(p) => Some(p),
+                    None => continue,
+                },
+            };
+            let asked = Asked { facts, q, phrase, tool: rule.tool };
+            if rule.when.is_some_and(|c| !c(&asked)) {
+                continue;
+            }
+            let args = match rule.args {
+                Some(extract) => match extract(&asked) {
+                    Ok(a) => a,
+                    Err(ask_back) => return Some(ask_back),
+                },
+                None => Args::new(),
+            };
+            let why = match phrase {
+                Some(p) => format!("the question says '{}'", p.replace('*', "")),
+                None => rule.reason.to_string(),
+            };
+            return Some(Decision::to(rule.tool, args, why));
+        }
+        None
+    }
+
+    /// A decline to another surface, offering what this one would have done and its
+    /// usual options too, so the agent can still choose here.
+    fn decline(&self, mut d: Decision, own: Option<&Decision>) -> Decision {
+        d.answer.push_str(self.decline_note);
+        let ours = own.and_then(|o| o.tool.as_deref()).into_iter().chain(self.options.iter().copied());
+        for t in ours {
+            if !d.options.iter().any(|o| o == t) {
+                d.options.push(t.to_string());
+            }
+        }
+        d
+    }
+}
+
+impl<F: Facts> Route for Router<F> {
+    fn route(&self, question: &str, given: &Args) -> Decision {
+        self.decide(question, given)
+    }
+
+    fn tools(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        for r in self.rules {
+            if !out.contains(&r.tool) {
+                out.push(r.tool);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A toy surface: "greet NAME" greets, "wave" waves when nothing is named.
+    struct Toy {
+        q: Question,
+        name: Option<String>,
+    }
+
+    impl Facts for Toy {
+        fn read(question: &str, _: &Args) -> Toy {
+            let q = Question::new(question);
+            let name = q.find("greet").and_then(|i| q.words.get(i + 1)).map(|w| w.text.clone());
+            Toy { q, name }
+        }
+        fn words(&self) -> &Question {
+            &self.q
+        }
+    }
+
+    fn named(a: &Asked<'_, Toy>) -> Result<Args, Decision> {
+        match &a.facts.name {
+            Some(n) => Ok([("name".to_string(), Value::String(n.clone()))].into_iter().collect()),
+            None => Err(Decision::ask_back("Greet whom?", &["toy.greet", "toy.wave"])),
+        }
+    }
+
+    static TOY: Router<Toy> = Router {
+        surface: "symbolic",
+        rules: &[
+            Rule::new("toy.greet", &["greet"]).args(named),
+            Rule::new("toy.wave", &[]).when(|a| a.q.has("hello")).because("a hello"),
+        ],
+        empty: "Say something.",
+        unclear: "Greet or wave?",
+        options: &["toy.greet", "toy.wave"],
+        decline_note: " Or greet here.",
+    };
+
+    #[test]
+    fn first_rule_decides_with_its_arguments() {
+        let d = TOY.decide("please greet ada", &Args::new());
+        assert_eq!(d.tool.as_deref(), Some("toy.greet"));
+        assert_eq!(d.args["name"], "ada");
+        assert_eq!(d.answer, "the question says 'greet'");
+        let w = TOY.decide("hello there", &Args::new());
+        assert_eq!((w.tool.as_deref(), w.answer.as_str()), (Some("toy.wave"), "a hello"));
+    }
+
+    #[test]
+    fn missing_arguments_empty_and_unclear_questions_are_asked_back() {
+        for (q, back) in [("greet", "Greet whom?"), ("", "Say something."), ("what now", "Greet or wave?")] {
+            let d = TOY.decide(q, &Args::new());
+            assert_eq!((d.tool, d.answer.as_str()), (None, back));
+            assert!(d.options.len() >= 2);
+        }
+    }
+
+    #[test]
+    fn another_surfaces_question_is_declined_with_this_surfaces_options() {
+        let d = TOY.decide("greet ada and tell me what should I read today", &Args::new());
+        assert_eq!(d.tool, None);
+        assert_eq!(d.options, ["feed.list", "toy.greet", "toy.wave"]);
+        assert!(d.answer.ends_with(" Or greet here."), "{}", d.answer);
+        assert_eq!(TOY.tools(), ["toy.greet", "toy.wave"]);
+    }
+}

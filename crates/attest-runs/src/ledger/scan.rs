@@ -1,0 +1,371 @@
+//! Scanning a research root into the ledger: read every project first, then write
+//! all of it in one transaction.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use attest_store::Db;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sqlx::{QueryBuilder, Row};
+
+use super::{Ledger, is_plain_name};
+use crate::LedgerError;
+use crate::corpus::{CorpusInfo, Manifest, Registry};
+use crate::discover::{self, FileNote, Metric, Record};
+
+/// Where a scan is, for progress displays. Return [`ControlFlow::Break`] from the
+/// callback to cancel the scan; nothing is written then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanProgress {
+    /// The project about to be read.
+    pub project: String,
+    /// Its position (0-based) among the candidates.
+    pub index: usize,
+    /// How many candidates there are.
+    pub total: usize,
+    /// Runs found so far.
+    pub runs_so_far: usize,
+}
+
+/// One project a scan recorded runs for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProjectScan {
+    /// Project name.
+    pub project: String,
+    /// Runs recorded (results and specs).
+    pub runs: usize,
+    /// Of those, specs (configs with no result).
+    pub specs: usize,
+    /// Runs of an earlier scan that no longer exist on disk, deleted.
+    pub removed: usize,
+    /// Files refused or read in part, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<FileNote>,
+}
+
+/// A project directory that yielded no run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmptyProject {
+    /// Project name.
+    pub project: String,
+    /// What was looked for and where the files actually are.
+    pub diagnostic: String,
+    /// Files refused, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<FileNote>,
+}
+
+/// What a scan did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ScanReport {
+    /// The research root scanned.
+    pub root: String,
+    /// The scan's timestamp (UTC, RFC 3339), stored on every run it wrote.
+    pub scanned_at: String,
+    /// Runs recorded across all projects.
+    pub total_runs: usize,
+    /// Projects with runs.
+    pub projects: Vec<ProjectScan>,
+    /// Projects without, each with a diagnostic.
+    pub empty: Vec<EmptyProject>,
+    /// One line saying what happened.
+    pub message: String,
+}
+
+impl ScanReport {
+    /// Whether the scan found no run at all.
+    pub fn found_nothing(&self) -> bool {
+        self.total_runs == 0
+    }
+}
+
+const RUN_BINDS: usize = 13;
+const METRIC_BINDS: usize = 5;
+const MAX_BINDS: usize = 30_000;
+
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .replace_nanosecond(0)
+        .ok()
+        .and_then(|t| t.format(&time::format_description::well_known::Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+fn non_hidden_subdirs(root: &Path) -> Vec<PathBuf> {
+    discover::sorted_entries(root).into_iter().filter(|p| p.is_dir()).collect()
+}
+
+impl Ledger {
+    /// Read `root` (every non-hidden subdirectory is a project; the root itself too,
+    /// when it holds results directly), or only `root/<project>`, and replace those
+    /// projects' rows in one transaction.
+    pub async fn scan<F>(&self, root: &Path, project: Option<&str>, mut progress: F) -> Result<ScanReport, LedgerError>
+    where
+        F: FnMut(&ScanProgress) -> ControlFlow<()>,
+    {
+        if !root.is_dir() {
+            return Err(LedgerError::refused(format!(
+                "no such directory: {} -- pass the directory that holds your projects as the root (or set RESEARCH_ROOT)",
+                root.display()
+            )));
+        }
+        let root = std::path::absolute(root).map_err(|source| LedgerError::Io { path: root.into(), source })?;
+        let manifest = Manifest::load(&root)?;
+        let root_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
+        // (name, dir, is_fallback)
+        let mut candidates: Vec<(String, PathBuf, bool)> = Vec::new();
+        match project {
+            Some(p) => {
+                let dir = root.join(p);
+                if !is_plain_name(p) || !dir.is_dir() {
+                    let have: Vec<String> = non_hidden_subdirs(&root)
+                        .iter()
+                        .filter_map(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                        .collect();
+                    return Err(LedgerError::refused(format!(
+                        "no project directory '{p}' under {}; projects are its subdirectories: {}",
+                        root.display(),
+                        if have.is_empty() { "(none)".to_string() } else { have.join(", ") }
+                    )));
+                }
+                candidates.push((p.to_string(), dir, false));
+            }
+            None => {
+                candidates.push((root_name.clone(), root.clone(), true));
+                for d in non_hidden_subdirs(&root) {
+                    let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    candidates.push((name, d, false));
+                }
+            }
+        }
+
+        let scanned_at = now_rfc3339();
+        let total = candidates.len();
+        let mut consumed: Vec<String> = Vec::new();
+        let mut found: Vec<(String, PathBuf, discover::Discovery)> = Vec::new();
+        let mut empty: Vec<(String, PathBuf, EmptyProject)> = Vec::new();
+        let mut runs_so_far = 0;
+        for (index, (name, dir, fallback)) in candidates.into_iter().enumerate() {
+            let p = ScanProgress { project: name.clone(), index, total, runs_so_far };
+            if progress(&p).is_break() {
+                return Err(LedgerError::refused("scan cancelled; nothing was written"));
+            }
+            let d = discover::discover(&dir).await;
+            if d.records.is_empty() {
+                if fallback || consumed.contains(&name) {
+                    continue;
+                }
+                let diagnostic = discover::diagnose_empty(&dir);
+                empty.push((name.clone(), dir, EmptyProject { project: name, diagnostic, notes: d.notes }));
+                continue;
+            }
+            if fallback {
+                for r in &d.records {
+                    let (file, _) = crate::hash::split_fragment(&r.source_path);
+                    if let Ok(rel) = Path::new(file).strip_prefix(&root)
+                        && let Some(first) = rel.components().next()
+                    {
+                        consumed.push(first.as_os_str().to_string_lossy().into_owned());
+                    }
+                }
+                // A subdirectory already listed as a candidate whose files the root
+                // consumed is not also a project.
+            }
+            runs_so_far += d.records.len();
+            found.push((name, dir, d));
+        }
+        empty.retain(|(name, _, _)| !consumed.contains(name));
+
+        // Corpora: the manifest's definitions first, then what artifacts say.
+        let mut registry = Registry::default();
+        for info in manifest.corpora.values() {
+            registry.add(info, "corpora.toml");
+        }
+        let mut linked: Vec<Vec<Option<String>>> = Vec::new();
+        for (_, dir, d) in &found {
+            let mut names = Vec::new();
+            for r in &d.records {
+                let origin = crate::hash::split_fragment(&r.source_path).0;
+                let origin = Path::new(origin)
+                    .strip_prefix(dir)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| origin.to_string());
+                if let Some(c) = &r.corpus {
+                    registry.add(c, &origin);
+                }
+                let name = manifest
+                    .assigned(&r.name, r.family.as_deref())
+                    .map(str::to_string)
+                    .or_else(|| r.corpus.as_ref().map(|c| c.name.clone()));
+                if let Some(n) = &name
+                    && r.corpus.as_ref().is_none_or(|c| &c.name != n)
+                {
+                    registry.add(&CorpusInfo { name: n.clone(), ..Default::default() }, "corpora.toml");
+                }
+                names.push(name);
+            }
+            linked.push(names);
+        }
+
+        let mut tx = self.store.pool().begin().await?;
+        let mut projects_out = Vec::new();
+        let mut total_runs = 0;
+        for ((name, dir, d), corpora) in found.into_iter().zip(linked) {
+            let removed = write_project(&mut tx, &name, &d.records, &corpora, &scanned_at).await?;
+            sqlx::query(
+                "INSERT INTO projects (name, dir, root, n_runs, diagnostic, scanned_at) VALUES ($1, $2, $3, $4, NULL, $5) \
+                 ON CONFLICT (name) DO UPDATE SET dir = excluded.dir, root = excluded.root, n_runs = excluded.n_runs, diagnostic = NULL, scanned_at = excluded.scanned_at",
+            )
+            .bind(&name)
+            .bind(dir.to_string_lossy().into_owned())
+            .bind(root.to_string_lossy().into_owned())
+            .bind(d.records.len() as i64)
+            .bind(&scanned_at)
+            .execute(&mut *tx)
+            .await?;
+            total_runs += d.records.len();
+            let specs = d.records.iter().filter(|r| r.status == discover::RunStatus::Spec).count();
+            projects_out.push(ProjectScan { project: name, runs: d.records.len(), specs, removed, notes: d.notes });
+        }
+        let mut empty_out = Vec::new();
+        for (name, dir, e) in empty {
+            // The directory is there and holds no run now: its old rows are gone too.
+            sqlx::query("DELETE FROM runs WHERE project = $1").bind(&name).execute(&mut *tx).await?;
+            sqlx::query(
+                "INSERT INTO projects (name, dir, root, n_runs, diagnostic, scanned_at) VALUES ($1, $2, $3, 0, $4, $5) \
+                 ON CONFLICT (name) DO UPDATE SET dir = excluded.dir, root = excluded.root, n_runs = 0, diagnostic = excluded.diagnostic, scanned_at = excluded.scanned_at",
+            )
+            .bind(&name)
+            .bind(dir.to_string_lossy().into_owned())
+            .bind(root.to_string_lossy().into_owned())
+            .bind(&e.diagnostic)
+            .bind(&scanned_at)
+            .execute(&mut *tx)
+            .await?;
+            empty_out.push(e);
+        }
+        for (info, contested) in registry.into_entries() {
+            sqlx::query(
+                "INSERT INTO corpora (name, source, config, tokenizer, vocab_size, seq_len, contested) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                 ON CONFLICT (name) DO UPDATE SET source = excluded.source, config = excluded.config, tokenizer = excluded.tokenizer, \
+                 vocab_size = excluded.vocab_size, seq_len = excluded.seq_len, contested = excluded.contested",
+            )
+            .bind(&info.name)
+            .bind(&info.source)
+            .bind(&info.config)
+            .bind(&info.tokenizer)
+            .bind(info.vocab_size)
+            .bind(info.seq_len)
+            .bind(contested)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+
+        let message = if total_runs == 0 {
+            let why: Vec<String> = empty_out.iter().map(|e| format!("{}: {}", e.project, e.diagnostic)).collect();
+            format!(
+                "found no runs under {}{}",
+                root.display(),
+                if why.is_empty() {
+                    " -- it has no project subdirectories and no results/ of its own; projects are subdirectories holding results/ (or logs/, outputs/, metrics/), configs/, mlruns/, mlflow.db or wandb/".to_string()
+                } else {
+                    format!(". {}", why.join(". "))
+                }
+            )
+        } else {
+            let mut m = format!(
+                "{} across {}",
+                attest_core::text::plural(total_runs, "run", "runs"),
+                attest_core::text::plural(projects_out.len(), "project", "projects")
+            );
+            if !empty_out.is_empty() {
+                let names: Vec<&str> = empty_out.iter().map(|e| e.project.as_str()).collect();
+                m += &format!("; nothing recognised in {}", names.join(", "));
+            }
+            m
+        };
+        Ok(ScanReport {
+            root: root.display().to_string(),
+            scanned_at,
+            total_runs,
+            projects: projects_out,
+            empty: empty_out,
+            message,
+        })
+    }
+}
+
+/// Replace one project's rows; returns how many runs vanished.
+async fn write_project(
+    tx: &mut sqlx::Transaction<'_, Db>,
+    project: &str,
+    records: &[Record],
+    corpora: &[Option<String>],
+    scanned_at: &str,
+) -> Result<usize, LedgerError> {
+    let names: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();
+    let removed = sqlx::query("DELETE FROM runs WHERE project = $1 AND name NOT IN (SELECT value FROM json_each($2))")
+        .bind(project)
+        .bind(serde_json::to_string(&names).unwrap_or_default())
+        .execute(&mut **tx)
+        .await?
+        .rows_affected() as usize;
+    let per = MAX_BINDS / RUN_BINDS;
+    for (chunk, corp) in records.chunks(per).zip(corpora.chunks(per)) {
+        let mut qb = QueryBuilder::<Db>::new(
+            "INSERT INTO runs (project, name, family, status, adapter, started, source_path, source_hash, config_json, notes, corpus, caveats, scanned_at) ",
+        );
+        qb.push_values(chunk.iter().zip(corp), |mut b, (r, c)| {
+            b.push_bind(project)
+                .push_bind(r.name.clone())
+                .push_bind(r.family.clone())
+                .push_bind(r.status.as_str())
+                .push_bind(r.adapter.as_str())
+                .push_bind(r.started.clone())
+                .push_bind(r.source_path.clone())
+                .push_bind(r.source_hash.clone())
+                .push_bind(r.config.as_ref().map(|c| c.to_string()))
+                .push_bind(r.notes.clone())
+                .push_bind(c.clone())
+                .push_bind((!r.caveats.is_empty()).then(|| serde_json::to_string(&r.caveats).unwrap_or_default()))
+                .push_bind(scanned_at.to_string());
+        });
+        qb.push(
+            " ON CONFLICT (project, name) DO UPDATE SET family = excluded.family, status = excluded.status, adapter = excluded.adapter, \
+             started = excluded.started, source_path = excluded.source_path, source_hash = excluded.source_hash, config_json = excluded.config_json, \
+             notes = excluded.notes, corpus = excluded.corpus, caveats = excluded.caveats, scanned_at = excluded.scanned_at",
+        );
+        qb.build().execute(&mut **tx).await?;
+    }
+    let ids: HashMap<String, i64> = sqlx::query("SELECT name, id FROM runs WHERE project = $1")
+        .bind(project)
+        .fetch_all(&mut **tx)
+        .await?
+        .into_iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    sqlx::query("DELETE FROM run_metrics WHERE run_id IN (SELECT id FROM runs WHERE project = $1)")
+        .bind(project)
+        .execute(&mut **tx)
+        .await?;
+    let rows: Vec<(i64, &Metric)> = records
+        .iter()
+        .filter_map(|r| ids.get(&r.name).map(|id| (*id, r)))
+        .flat_map(|(id, r)| r.metrics.iter().map(move |m| (id, m)))
+        .collect();
+    for chunk in rows.chunks(MAX_BINDS / METRIC_BINDS) {
+        let mut qb = QueryBuilder::<Db>::new("INSERT INTO run_metrics (run_id, metric, value, step, split) ");
+        qb.push_values(chunk, |mut b, (id, m)| {
+            b.push_bind(*id)
+                .push_bind(m.metric.clone())
+                .push_bind(m.value)
+                .push_bind(m.step)
+                .push_bind(m.split.clone().unwrap_or_default());
+        });
+        qb.build().execute(&mut **tx).await?;
+    }
+    Ok(removed)
+}

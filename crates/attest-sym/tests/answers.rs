@@ -1,0 +1,65 @@
+//! Whole answers of the symbolic tools, as an agent sees them: every call below goes
+//! through the in-process catalogue (`Inline` executor, the library's own limits) and
+//! the whole `Answer` (answer, caveat, refs, options, tool_used, data) is snapshotted,
+//! so a reviewer sees every word that changed. Nothing is hidden: every answer here is
+//! computed exactly and deterministically.
+
+use std::sync::Arc;
+
+use attest_core::Catalogue;
+use attest_sym::tools::{Inline, catalogue};
+use serde_json::{Value, json};
+
+async fn call(c: &Catalogue, tool: &str, args: Value) -> Value {
+    let answer = c.call(tool, args.as_object().cloned().unwrap_or_default()).await.expect("no internal fault");
+    serde_json::to_value(&answer).unwrap()
+}
+
+#[tokio::test]
+async fn symbolic_answers() {
+    let c = catalogue(Arc::new(Inline));
+    let calls = [
+        ("sym.verify", json!({"lhs": "(a+b)^2", "rhs": "a^2 + 2a b + b^2"})),
+        ("sym.verify", json!({"equation": "sin(2t) = 2 sin(t) cos(t)"})),
+        ("sym.verify", json!({"equation": "(x^2-1)/(x-1) = x + 1"})),
+        ("sym.verify", json!({"lhs": "(p+q)^2", "rhs": "p^2 + q^2"})),
+        ("sym.verify", json!({"equation": "sin(x)^2 + cos(x)^2 = 1"})),
+        ("sym.verify", json!({"equation": "sin(sin(x)) = sin(x)^3 + exp(exp(x))"})),
+        ("sym.verify", json!({"lhs": "atan(x)", "rhs": "asin(x/sqrt(1 + x^2))"})),
+        ("sym.verify", json!({"lhs": "x"})),
+        ("sym.simplify", json!({"expr": "(x^2-1)/(x-1)"})),
+        ("sym.simplify", json!({"expr": "x^3 - x"})),
+        ("sym.simplify", json!({"expr": "(x + 1"})),
+        ("sym.solve", json!({"expr": "x^2 - 5x + 6 = 0"})),
+        ("sym.solve", json!({"expr": "x^2 + 1 = 0"})),
+        ("sym.solve", json!({"expr": "a x + b = 0"})),
+        ("sym.differentiate", json!({"expr": "x^2 sin(x)"})),
+        ("sym.differentiate", json!({"expr": "x^4 - x", "order": 2})),
+        ("sym.differentiate", json!({"expr": "x^4", "order": 21})),
+        ("sym.differentiate", json!({"expr": "x^4", "order": 0})),
+        ("sym.integrate", json!({"expr": "x e^x"})),
+        ("sym.integrate", json!({"expr": "sin(x)", "bounds": [0, "pi"]})),
+        ("sym.integrate", json!({"expr": "exp(x^2)"})),
+        ("sym.evaluate", json!({"units": "3.2 eV in joules"})),
+        ("sym.evaluate", json!({"units": "60 mph to kg"})),
+        ("sym.evaluate", json!({"expr": "sin(x)^2 + y", "subs": {"x": "pi/4", "y": 2}})),
+        ("sym.evaluate", json!({"expr": "x + y", "subs": {"x": 1}})),
+        ("sym.check", json!({"lines": "(x+1)^2\n= x^2 + 2x + 1\n= x^2 + 1"})),
+        ("sym.derivation", json!({"expr": "x^2 sin(x)", "operation": "differentiate"})),
+        ("sym.ask", json!({"question": "simplify (x^2-1)/(x-1)"})),
+        ("sym.ask", json!({"question": "what is the derivative of x^3 sin(x)?"})),
+        ("sym.ask", json!({"question": "is the integral of 3x^2 the same as x^3?"})),
+        ("sym.ask", json!({"question": "what about y^2 + 1"})),
+        ("sym.ask", json!({"question": "what should I read today?"})),
+        ("sym.ask", json!({"question": "which arm of my sweep won?"})),
+        ("sym.ask", json!({"question": "hello"})),
+        ("sym.ask", json!({"question": "is this true?", "expr": "(a+b)^2 = a^2+2ab+b^2"})),
+        ("sym.ask", json!({"question": "x", "tool": "sym.solve", "args": {"expr": "2y - 6 = 0"}})),
+        ("sym.ask", json!({"question": "x", "tool": "kg.path", "args": {"source": "a", "target": "b"}})),
+    ];
+    let mut all = Vec::new();
+    for (tool, args) in calls {
+        all.push(json!({ "call": tool, "args": args, "answer": call(&c, tool, args.clone()).await }));
+    }
+    insta::assert_json_snapshot!("symbolic_answers", all);
+}
