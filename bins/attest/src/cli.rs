@@ -258,7 +258,9 @@ fn citation_sources(config: &Config) -> std::sync::Arc<attest_cite::Sources> {
 }
 
 /// The claims check's view of those sources: `cite=` keys no source knows are `uncited`.
-fn claim_citations(sources: &std::sync::Arc<attest_cite::Sources>) -> std::sync::Arc<dyn attest_runs::tools::Citations> {
+fn claim_citations(
+    sources: &std::sync::Arc<attest_cite::Sources>,
+) -> std::sync::Arc<dyn attest_runs::tools::Citations> {
     use attest_runs::claims::{CiteResolver, KeyCheck};
     let sources = std::sync::Arc::clone(sources);
     std::sync::Arc::new(move || {

@@ -76,6 +76,9 @@ pub struct Context {
     generation: AtomicU64,
     /// Bumped per reader by this process's writes to that reader's ratings or persona.
     reader_generations: std::sync::Mutex<HashMap<i64, u64>>,
+    /// Serving another surface's search only (the knowledge surface's `feed.search`):
+    /// no reader is created, and refusals point to the feed surface for that.
+    search_only: bool,
 }
 
 impl std::fmt::Debug for Context {
@@ -198,7 +201,16 @@ impl Context {
             evals: Default::default(),
             generation: AtomicU64::new(0),
             reader_generations: Default::default(),
+            search_only: false,
         }
+    }
+
+    /// A context for serving `feed.search` on another surface: it never creates a
+    /// reader (an unknown name is refused, naming the readers there are and where
+    /// readers are made), and never offers tools that surface does not serve.
+    pub fn search_only(mut self) -> Context {
+        self.search_only = true;
+        self
     }
 
     /// Use this embedding server for ranking (`None`: words only).
@@ -390,7 +402,7 @@ fn fault(e: FeedError) -> Result<Answer<Value>, Fault> {
 
 impl From<FeedError> for Stop {
     /// A routine failure (the database busy, an unknown item, an address that is not a
-    /// feed) is the refusal [`fault`] words; a database fault stays a fault.
+    /// feed) is the refusal `fault` words; a database fault stays a fault.
     fn from(e: FeedError) -> Stop {
         match fault(e) {
             Ok(refusal) => Stop::from(refusal),
@@ -435,6 +447,14 @@ async fn reader_for(ctx: &Context, tool: &str, name: &str) -> Result<(Reader, Op
             return Ok((readers.remove(0), None));
         }
         let names = reader_names(ctx).await?;
+        if ctx.search_only {
+            return Err(match names.is_empty() {
+                true => Stop::refuse(format!(
+                    "There is no reader yet, and {tool} ranks for one: make one on the feed surface (attest-feed) or with `attest feed`, then pass user=<name>."
+                )),
+                false => Stop::refuse(format!("Whose reading? Pass user=<name> (readers: {}).", names.join(", "))),
+            });
+        }
         let which = if names.is_empty() {
             "There is no reader yet: say who is asking (pass user=<name>; a new name is created on a read-only question), or create one with feed.persona_create.".to_string()
         } else {
@@ -444,6 +464,18 @@ async fn reader_for(ctx: &Context, tool: &str, name: &str) -> Result<(Reader, Op
     }
     if let Some(r) = ctx.store.reader(name).await.map_err(feed_fault)? {
         return Ok((r, None));
+    }
+    if ctx.search_only {
+        let names = reader_names(ctx).await?;
+        let known = if names.is_empty() {
+            "there are no readers yet".to_string()
+        } else {
+            format!("readers: {}", names.join(", "))
+        };
+        return Err(Stop::refuse(format!(
+            "unknown reader '{}' ({known}); readers are made on the feed surface (attest-feed) or with `attest feed`",
+            clip(name, 80)
+        )));
     }
     match persona::on_unknown_reader(tool) {
         UnknownReader::Refuse => {

@@ -590,7 +590,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
 /// The feed's `feed.search` tool over a store, alone: the knowledge surface links no
 /// other feed tool.
 pub fn feed_search(store: &FeedStore) -> Tool {
-    attest_feed::tools::search_tool(Arc::new(attest_feed::tools::Context::new(store.clone())))
+    attest_feed::tools::search_tool(Arc::new(attest_feed::tools::Context::new(store.clone()).search_only()))
 }
 
 /// Open the database named by `config` and build the knowledge catalogue over it

@@ -1,7 +1,7 @@
 //! The `sym.ask` router: which sym tool a question (with an optional expression) is
 //! for, on the one `<ns>.ask` pipeline of attest-core ([`ROUTER`]).
 //!
-//! [`Facts::read`] reads a question once: its words (`∫` read as "integral"), the
+//! `Facts::read` reads a question once: its words (`∫` read as "integral"), the
 //! expression in it (or the ask's `expr`), a units conversion, a stated calculus
 //! result, and the variable, order and bounds it names. The rules ([`RULES`], first
 //! match wins) are data over those facts, matched on whole words. There is no
