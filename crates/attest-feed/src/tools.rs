@@ -415,16 +415,6 @@ fn sql(e: sqlx::Error) -> Stop {
     Stop::Fault(Fault::new("feed database", e))
 }
 
-/// Run a fallible body; domain errors become answers, database faults stay faults.
-macro_rules! tryf {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(Stop::from(FeedError::from(e))),
-        }
-    };
-}
-
 fn unknown_item(id: i64) -> Answer<Value> {
     Answer::refuse(format!(
         "unknown item_id {id}: there is no such item in the archive. Item ids come from feed.list or feed.search."
@@ -1240,18 +1230,18 @@ async fn list(ctx: &Context, a: ListArgs) -> Outcome {
     let limit = a.limit.count();
     let days = a.days.get();
     let (reader, notice) = reader_for(ctx, "feed.list", &a.user).await?;
-    let (window, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
-    let (window, emb, coverage) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
+    let (window, fp, since, widened) = window_for(ctx, &reader, days).await?;
+    let (window, emb, coverage) = ctx.embeddings(&reader, window, &since, &fp).await?;
     let (_, ranking) = window.rank(&reader.interests, limit, &emb);
     let measured = ctx.measured(&reader, &window, &fp).await;
     let q = quality::assess(&window.data.clicks, &ranking.terms, measured.as_ref());
     let ids: Vec<i64> = ranking.items.iter().map(|r| r.id).collect();
-    let items = tryf!(ctx.store.items(&ids).await);
+    let items = ctx.store.items(&ids).await?;
     let rows: Vec<Row> = items.iter().map(|i| row(i, None)).collect();
     let refs = items.iter().map(|i| item_ref(i.id, i.url.as_deref())).collect();
     let more = ranking.candidates.saturating_sub(rows.len());
     let line = if rows.is_empty() {
-        let counts = tryf!(ctx.store.counts().await);
+        let counts = ctx.store.counts().await?;
         if counts.items == 0 {
             return Ok(Answer::refuse(with_notice(
                 "the archive is empty: subscribe with feed.source_add(url) (or run attest ingest with a feeds file), then ask again".into(),
@@ -1323,7 +1313,7 @@ async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
     }
     let (reader, notice) = reader_for(ctx, "feed.search", &a.user).await?;
     let q = search::SearchQuery { text: a.query.clone(), tag: tag.clone(), since, limit: SEARCH_POOL };
-    let hits = tryf!(search::search(&ctx.store, &q).await);
+    let hits = search::search(&ctx.store, &q).await?;
     if hits.is_empty() {
         let filt = tag.map(|t| format!(" with tag '{t}'")).unwrap_or_default();
         return Ok(Answer::refuse(with_notice(
@@ -1339,10 +1329,10 @@ async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
     let hit_set: HashSet<i64> = hit_ids.iter().copied().collect();
     // The hits are scored against the reader's window index (the one feed.list ranks,
     // cached) with the model fitted there: indexed with its statistics, not refitted.
-    let (window, _, _, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
+    let (window, _, _, _) = window_for(ctx, &reader, LIST_DAYS).await?;
     let data = &window.data;
     let fitted = window.model(&reader.interests);
-    let items = tryf!(ctx.store.items(&hit_ids).await);
+    let items = ctx.store.items(&hit_ids).await?;
     let clicks = &data.clicks;
     let verdicts: HashMap<i64, bool> = clicks.iter().map(|c| (c.item_id, c.useful)).collect();
     let mut hit_items: Vec<RankItem> = items.iter().map(RankItem::from).collect();
@@ -1351,7 +1341,7 @@ async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
         emb = svc.interests(&reader.interests).await;
         if matches!(emb, Embeddings::On(_)) {
             let refs: Vec<&RankItem> = hit_items.iter().collect();
-            let filled = tryf!(svc.fill(&ctx.store, &refs).await);
+            let filled = svc.fill(&ctx.store, &refs).await?;
             if let Some(why) = filled.failure {
                 emb = Embeddings::Unavailable(why);
             }
@@ -1446,8 +1436,8 @@ async fn item_by_url(ctx: &Context, url: &str) -> Result<Option<i64>, Stop> {
 async fn read(ctx: &Context, a: ItemArgs) -> Outcome {
     let it = item_for(ctx, "feed.read", a.item_id, a.url.as_deref()).await?;
     let (reader, notice) = reader_for(ctx, "feed.read", &a.user).await?;
-    tryf!(ctx.store.record_engagement(reader.id, it.id, EngagementKind::Read).await);
-    let verdict = tryf!(ctx.store.click(reader.id, it.id).await).map(|c| c.useful);
+    ctx.store.record_engagement(reader.id, it.id, EngagementKind::Read).await?;
+    let verdict = ctx.store.click(reader.id, it.id).await?.map(|c| c.useful);
     let summary = clip(&it.summary, SUMMARY_CHARS);
     let src = it
         .source
@@ -1480,10 +1470,10 @@ async fn rate(ctx: &Context, a: RateArgs) -> Outcome {
     };
     let (reader, _) = reader_for(ctx, "feed.rate", &a.user).await?;
     let it = item_for(ctx, "feed.rate", a.item_id, a.url.as_deref()).await?;
-    let before = tryf!(ctx.store.click(reader.id, it.id).await);
-    tryf!(ctx.store.record_click(reader.id, it.id, a.useful, source).await);
+    let before = ctx.store.click(reader.id, it.id).await?;
+    ctx.store.record_click(reader.id, it.id, a.useful, source).await?;
     ctx.reader_changed(reader.id);
-    let clicks = tryf!(ctx.store.clicks(reader.id).await);
+    let clicks = ctx.store.clicks(reader.id).await?;
     let evidence: Vec<_> = clicks.iter().filter(|c| c.source.counts_as_evidence()).collect();
     let active = evidence.iter().any(|c| !c.useful);
     let w = if active { crate::rank::blend_weight(evidence.len()) } else { 0.0 };
@@ -1517,7 +1507,7 @@ async fn rate(ctx: &Context, a: RateArgs) -> Outcome {
 async fn explain_tool(ctx: &Context, a: ItemArgs) -> Outcome {
     let it = item_for(ctx, "feed.explain", a.item_id, a.url.as_deref()).await?;
     let (reader, notice) = reader_for(ctx, "feed.explain", &a.user).await?;
-    let (window, _, _, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
+    let (window, _, _, _) = window_for(ctx, &reader, LIST_DAYS).await?;
     let data = &window.data;
     let built;
     let (corpus, model): (&Corpus, Arc<ReaderModel>) = if data.corpus.position(it.id).is_some() {
@@ -1531,7 +1521,7 @@ async fn explain_tool(ctx: &Context, a: ItemArgs) -> Outcome {
     let Some(e) = explain::explain(corpus, &model, it.id) else {
         return Ok(unknown_item(it.id));
     };
-    tryf!(ctx.store.record_engagement(reader.id, it.id, EngagementKind::Explain).await);
+    ctx.store.record_engagement(reader.id, it.id, EngagementKind::Explain).await?;
     let line = format!("'{}': {}", clip(&it.title, 90), e.text);
     Ok(Answer::ok(with_notice(line, &notice), e).with_refs(vec![item_ref(it.id, it.url.as_deref())]).into_value())
 }
@@ -1542,8 +1532,8 @@ async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
     let limit = a.limit.count();
     let days = a.days.get();
     let (reader, notice) = reader_for(ctx, "feed.digest", &a.user).await?;
-    let (window, fp, since, widened) = tryf!(window_for(ctx, &reader, days).await);
-    let (window, emb, coverage) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
+    let (window, fp, since, widened) = window_for(ctx, &reader, days).await?;
+    let (window, emb, coverage) = ctx.embeddings(&reader, window, &since, &fp).await?;
     let widened = widened.into_iter().chain(coverage).collect::<Vec<_>>().join("; ");
     let widened = Some(widened).filter(|w| !w.is_empty());
     let (_, ranking) = window.rank(&reader.interests, usize::MAX, &emb);
@@ -1580,7 +1570,7 @@ async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
     let more_groups = order.len().saturating_sub(limit);
     order.truncate(limit);
     let ids: Vec<i64> = order.iter().flat_map(|k| groups[k].1.clone()).collect();
-    let items: HashMap<i64, Item> = tryf!(ctx.store.items(&ids).await).into_iter().map(|i| (i.id, i)).collect();
+    let items: HashMap<i64, Item> = ctx.store.items(&ids).await?.into_iter().map(|i| (i.id, i)).collect();
     let mut refs = Vec::new();
     let out: Vec<Group> = order
         .iter()
@@ -1688,9 +1678,9 @@ async fn persona_update(ctx: &Context, a: UpdateArgs) -> Outcome {
         Ok(i) => i,
         Err(e) => return Ok(Answer::refuse(format!("feed.persona_update: {e}"))),
     };
-    let r = tryf!(ctx.store.update_interests(reader.id, &interests).await);
+    let r = ctx.store.update_interests(reader.id, &interests).await?;
     ctx.reader_changed(r.id);
-    let n = tryf!(ctx.store.clicks(r.id).await).len();
+    let n = ctx.store.clicks(r.id).await?.len();
     Ok(Answer::ok(
         format!("'{}' now reads about: {} ({} kept)", r.name, clip(&r.interests, 300), plural(n, "rating", "ratings")),
         persona_data(&r, n),
@@ -1700,8 +1690,8 @@ async fn persona_update(ctx: &Context, a: UpdateArgs) -> Outcome {
 
 async fn persona_status(ctx: &Context, a: UserArgs) -> Outcome {
     let (reader, _) = reader_for(ctx, "feed.persona_status", &a.user).await?;
-    let (window, fp, since, _) = tryf!(window_for(ctx, &reader, LIST_DAYS).await);
-    let (window, emb, _) = tryf!(ctx.embeddings(&reader, window, &since, &fp).await);
+    let (window, fp, since, _) = window_for(ctx, &reader, LIST_DAYS).await?;
+    let (window, emb, _) = ctx.embeddings(&reader, window, &since, &fp).await?;
     let (model, ranking) = window.rank(&reader.interests, 1, &emb);
     let measured = ctx.measured(&reader, &window, &fp).await;
     let q = quality::assess(&window.data.clicks, &ranking.terms, measured.as_ref());
@@ -1725,11 +1715,11 @@ async fn persona_status(ctx: &Context, a: UserArgs) -> Outcome {
 
 async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Outcome {
     let (reader, _) = reader_for(ctx, "feed.persona_reset", named(&a.name, &a.user)).await?;
-    let n = tryf!(ctx.store.clicks(reader.id).await).len();
+    let n = ctx.store.clicks(reader.id).await?.len();
     if let Err(msg) = persona::require_confirm(Destructive::Reset, a.confirm, &reader.name, n) {
         return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_reset".into()]));
     }
-    let w = tryf!(ctx.store.reset_reader(reader.id).await);
+    let w = ctx.store.reset_reader(reader.id).await?;
     ctx.reader_changed(reader.id);
     Ok(Answer::ok(
         format!(
@@ -1745,11 +1735,11 @@ async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Outcome {
 
 async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Outcome {
     let (reader, _) = reader_for(ctx, "feed.persona_delete", named(&a.name, &a.user)).await?;
-    let n = tryf!(ctx.store.clicks(reader.id).await).len();
+    let n = ctx.store.clicks(reader.id).await?.len();
     if let Err(msg) = persona::require_confirm(Destructive::Delete, a.confirm, &reader.name, n) {
         return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_delete".into()]));
     }
-    let w = tryf!(ctx.store.delete_reader(reader.id).await);
+    let w = ctx.store.delete_reader(reader.id).await?;
     ctx.invalidate();
     Ok(Answer::ok(
         format!("deleted reader '{}' with {}", reader.name, plural(w.clicks as usize, "rating", "ratings")),
@@ -1760,7 +1750,7 @@ async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Outcome {
 
 async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Outcome {
     let limit = a.limit.count();
-    let tags = tryf!(ctx.store.tag_counts(500).await);
+    let tags = ctx.store.tag_counts(500).await?;
     let top = persona::suggest_interests(&tags, limit);
     if top.is_empty() {
         return Ok(Answer::refuse(
@@ -1768,7 +1758,7 @@ async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Outcome {
         ));
     }
     let current = match a.user.as_deref().filter(|u| !u.trim().is_empty()) {
-        Some(u) => tryf!(ctx.store.reader(u).await),
+        Some(u) => ctx.store.reader(u).await?,
         None => None,
     };
     let out: Vec<Suggestion> = top
@@ -1788,7 +1778,7 @@ async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Outcome {
 
 async fn harvest_engagement(ctx: &Context, a: UserArgs) -> Outcome {
     let (reader, _) = reader_for(ctx, "feed.harvest_engagement", &a.user).await?;
-    let h = tryf!(ctx.store.harvest_engagement(reader.id).await);
+    let h = ctx.store.harvest_engagement(reader.id).await?;
     if h.recorded > 0 {
         ctx.reader_changed(reader.id);
     }
@@ -1830,7 +1820,7 @@ async fn source_add(ctx: &Context, a: SourceAddArgs) -> Outcome {
     if let Err(e) = crate::fetch::locate(&a.url, ctx.fetcher.options().allow_local) {
         return Ok(Answer::refuse(format!("{e}. Nothing was subscribed.")));
     }
-    if let Some(f) = tryf!(ctx.store.feed_by_url(&a.url).await) {
+    if let Some(f) = ctx.store.feed_by_url(&a.url).await? {
         return Ok(Answer::ok(
             format!(
                 "already subscribed to {} (feed {}, {})",
@@ -1843,8 +1833,8 @@ async fn source_add(ctx: &Context, a: SourceAddArgs) -> Outcome {
         .into_value());
     }
     if !a.fetch {
-        let sub = tryf!(ctx.store.subscribe(&a.url, a.title.as_deref()).await);
-        tryf!(mark_seeded(ctx).await);
+        let sub = ctx.store.subscribe(&a.url, a.title.as_deref()).await?;
+        mark_seeded(ctx).await?;
         ctx.invalidate();
         return Ok(Answer::ok(
             format!(
@@ -1860,11 +1850,11 @@ async fn source_add(ctx: &Context, a: SourceAddArgs) -> Outcome {
     // Check it is a feed before subscribing: a page that is not one is refused and
     // nothing is stored.
     ingest::preview(&ctx.fetcher, &a.url, 1).await?;
-    let sub = tryf!(ctx.store.subscribe(&a.url, a.title.as_deref()).await);
-    tryf!(mark_seeded(ctx).await);
+    let sub = ctx.store.subscribe(&a.url, a.title.as_deref()).await?;
+    mark_seeded(ctx).await?;
     let out = ingest::ingest_feed(&ctx.store, &ctx.fetcher, &sub.feed).await;
     ctx.invalidate();
-    let feed = tryf!(ctx.store.feed(sub.feed.id).await).unwrap_or(sub.feed);
+    let feed = ctx.store.feed(sub.feed.id).await?.unwrap_or(sub.feed);
     match out {
         Ok(o) => Ok(Answer::ok(
             format!(
@@ -1909,8 +1899,8 @@ fn source_row(f: &crate::model::Feed) -> Source {
 
 async fn source_remove(ctx: &Context, a: SourceRemoveArgs) -> Outcome {
     let feed = match (a.feed_id, a.url.as_deref().filter(|u| !u.trim().is_empty())) {
-        (Some(id), _) => tryf!(ctx.store.feed(id).await),
-        (None, Some(u)) => tryf!(ctx.store.feed_by_url(u).await),
+        (Some(id), _) => ctx.store.feed(id).await?,
+        (None, Some(u)) => ctx.store.feed_by_url(u).await?,
         (None, None) => {
             return Ok(Answer::refuse("feed.source_remove needs feed_id (from feed.sources) or the feed's url")
                 .with_options(vec!["feed.sources".into()]));
@@ -1924,7 +1914,7 @@ async fn source_remove(ctx: &Context, a: SourceRemoveArgs) -> Outcome {
         return Ok(Answer::refuse(format!("no subscription matches {what}; feed.sources lists them with their ids"))
             .with_options(vec!["feed.sources".into()]));
     };
-    let kept = tryf!(ctx.store.unsubscribe(feed.id).await);
+    let kept = ctx.store.unsubscribe(feed.id).await?;
     ctx.invalidate();
     Ok(Answer::ok(
         format!(
@@ -1960,11 +1950,11 @@ async fn source_preview(ctx: &Context, a: PreviewArgs) -> Outcome {
 async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Outcome {
     let limit = a.limit.count();
     let reader = match a.user.as_deref().filter(|u| !u.trim().is_empty()) {
-        Some(u) => tryf!(ctx.store.reader(u).await),
+        Some(u) => ctx.store.reader(u).await?,
         None => None,
     };
     // arXiv categories the archive carries, weighted up by the reader's useful ratings.
-    let tags = tryf!(ctx.store.tag_counts(1_000).await);
+    let tags = ctx.store.tag_counts(1_000).await?;
     let mut weight: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for (t, n) in &tags {
         if let Some(cat) = arxiv_category(t) {
@@ -1972,7 +1962,7 @@ async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Outcome {
         }
     }
     if let Some(r) = &reader {
-        for (it, c) in tryf!(ctx.store.clicked_items(r.id).await) {
+        for (it, c) in ctx.store.clicked_items(r.id).await? {
             if c.useful {
                 for t in &it.tags {
                     if let Some(cat) = arxiv_category(t) {
@@ -1982,8 +1972,7 @@ async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Outcome {
             }
         }
     }
-    let subscribed: HashSet<String> =
-        tryf!(ctx.store.feeds().await).into_iter().map(|f| f.url.to_lowercase()).collect();
+    let subscribed: HashSet<String> = ctx.store.feeds().await?.into_iter().map(|f| f.url.to_lowercase()).collect();
     let mut out: Vec<(usize, usize, String)> = weight
         .into_iter()
         .map(|(cat, (n, liked))| (liked, n, cat))
@@ -2039,7 +2028,7 @@ fn arxiv_category(tag: &str) -> Option<String> {
 
 async fn sources(ctx: &Context, a: SourcesArgs) -> Outcome {
     let limit = a.limit.count();
-    let mut feeds = tryf!(ctx.store.feeds().await);
+    let mut feeds = ctx.store.feeds().await?;
     if feeds.is_empty() {
         return Ok(Answer::refuse(
             "no subscriptions yet: add one with feed.source_add(url), or seed a new database with attest ingest --feeds FILE",
