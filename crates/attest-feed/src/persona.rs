@@ -101,7 +101,7 @@ pub enum UnknownReader {
 }
 
 /// The tools that create an unknown reader: they only read.
-pub const CREATING_TOOLS: &[&str] = &["feed.list", "feed.search", "feed.digest", "feed.read", "feed.ask"];
+pub const CREATING_TOOLS: &[&str] = &["feed.list", "feed.search", "feed.digest", "feed.read"];
 
 /// What `tool` does with an unknown reader.
 pub fn on_unknown_reader(tool: &str) -> UnknownReader {

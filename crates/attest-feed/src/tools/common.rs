@@ -1,0 +1,68 @@
+//! What the handler groups share: failures worded as refusals, and pieces of answer lines.
+
+use attest_core::text::clip;
+use attest_core::{Answer, Fault, Stop};
+use serde_json::Value;
+
+use super::Row;
+use crate::FeedError;
+use crate::quality::RankingQuality;
+
+pub(super) fn fault(e: FeedError) -> Result<Answer<Value>, Fault> {
+    match e {
+        e if e.is_busy() => Ok(Answer::refuse(
+            "the feed database is busy (another process is writing, e.g. attest ingest); try again in a few seconds",
+        )),
+        FeedError::Sql(e) => Err(Fault::new("feed database", e)),
+        FeedError::UnknownItem(id) => Ok(unknown_item(id)),
+        FeedError::Fetch(e) => Ok(Answer::refuse(format!("{e}. Nothing was stored."))),
+        FeedError::NotAFeed(why) => Ok(Answer::refuse(format!(
+            "that address is not a feed (RSS, Atom or JSON Feed): {}. Give the feed's own address (often ending in /feed, /rss or .xml), not the web page.",
+            clip(&why, 200)
+        ))),
+        other => Ok(Answer::refuse(other.to_string())),
+    }
+}
+
+impl From<FeedError> for Stop {
+    /// A routine failure (the database busy, an unknown item, an address that is not a
+    /// feed) is the refusal `fault` words; a database fault stays a fault.
+    fn from(e: FeedError) -> Stop {
+        match fault(e) {
+            Ok(refusal) => Stop::from(refusal),
+            Err(f) => Stop::Fault(f),
+        }
+    }
+}
+
+pub(super) fn sql(e: sqlx::Error) -> Stop {
+    Stop::Fault(Fault::new("feed database", e))
+}
+
+pub(super) fn unknown_item(id: i64) -> Answer<Value> {
+    Answer::refuse(format!(
+        "unknown item_id {id}: there is no such item in the archive. Item ids come from feed.list or feed.search."
+    ))
+    .with_options(vec!["feed.list".into(), "feed.search".into()])
+}
+
+pub(super) fn feed_fault(e: FeedError) -> Fault {
+    Fault::new("feed database", e)
+}
+
+pub(super) fn quality_value(q: &RankingQuality) -> Value {
+    let mut v = serde_json::to_value(q).unwrap_or(Value::Null);
+    if let Some(o) = v.as_object_mut() {
+        // The caveat rides on the answer itself.
+        o.remove("caveat");
+    }
+    v
+}
+
+pub(super) fn more_line(more: usize, what: &str, hint: &str) -> String {
+    if more == 0 { String::new() } else { format!(" ({more} more {what}; {hint})") }
+}
+
+pub(super) fn titles(items: &[Row], n: usize) -> String {
+    items.iter().take(n).map(|r| format!("[{}] {}", r.item_id, clip(&r.title, 70))).collect::<Vec<_>>().join("; ")
+}

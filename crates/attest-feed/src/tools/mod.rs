@@ -1,0 +1,299 @@
+//! The feed tools as catalogue entries: plain async functions from typed arguments to
+//! an [`Answer`], with no MCP in them. The `attest-feed` binary serves this catalogue;
+//! the CLI calls the same tools.
+//!
+//! Every routine failure (an unknown reader on a write, an unknown item, an address
+//! that is not a feed, a feed too large or too slow, a limit out of range) is an
+//! `ok: false` answer whose line says what to do. Only a database fault is a [`Fault`].
+//!
+//! The ranking index of a reader's window is the expensive part of `feed.list` (about
+//! 24 µs per item to build); it is kept per reader and window in the [`Context`] with
+//! the reader's model fitted on it, rebuilt only when the archive or the subscriptions
+//! change (checked by one cheap fingerprint query per call, so an `attest ingest` run
+//! by another process is seen too). A change of the reader's ratings alone keeps the
+//! index when it still covers the rated items, and refits only the model.
+//! `feed.search` scores its hits against that index with that model.
+//!
+//! [`Answer`]: attest_core::Answer
+//! [`Fault`]: attest_core::Fault
+
+mod args;
+mod common;
+mod context;
+mod personas;
+mod reading;
+mod replies;
+mod sources;
+
+use std::sync::Arc;
+
+use attest_core::{Catalogue, Config, Hints, Tool, ToolSpec};
+use attest_store::Store;
+
+use crate::research::ResearchArgs;
+use crate::{FeedStore, router};
+
+pub use args::{
+    AskContext, ConfirmArgs, CreateArgs, DigestArgs, ItemArgs, ListArgs, PreviewArgs, RateArgs, SearchArgs,
+    SourceAddArgs, SourceRemoveArgs, SourcesArgs, SuggestArgs, UpdateArgs, UserArgs,
+};
+pub use context::Context;
+pub use replies::{Digest, Group, Listed, Persona, Rated, ReadItem, Row, Searched, Source, Sources, Suggestion};
+
+use personas::{
+    harvest_engagement, persona_create, persona_delete, persona_reset, persona_status, persona_suggest_interests,
+    persona_update,
+};
+use reading::{digest, explain_tool, list, rate, read, search_items};
+use sources::{research_tool, source_add, source_preview, source_remove, source_suggest, sources};
+
+/// Most rows any list returns.
+pub const MAX_LIMIT: i64 = 16;
+/// Rows a list returns by default.
+pub const DEFAULT_LIMIT: i64 = 5;
+/// The default window of `feed.list`, in days (as the original).
+pub const LIST_DAYS: i64 = 14;
+/// The default window of `feed.digest`, in days.
+pub const DIGEST_DAYS: i64 = 7;
+/// Full-text hits `feed.search` re-ranks for the reader.
+pub const SEARCH_POOL: usize = 100;
+/// Characters of a title in a row.
+pub const TITLE_CHARS: usize = 100;
+/// Characters of a url in a ref.
+pub const URL_CHARS: usize = 200;
+/// Characters of a summary `feed.read` returns.
+pub const SUMMARY_CHARS: usize = 1_500;
+/// The longest window, in days.
+pub const MAX_DAYS: i64 = 3_650;
+
+/// Open the database named by `config` and build the feed catalogue over it.
+pub async fn catalogue(config: &Config) -> Result<Catalogue, attest_store::StoreError> {
+    let store = Store::open(&config.db).await?;
+    Ok(tools(Arc::new(Context::new(FeedStore::new(store)))))
+}
+
+// ---------------------------------------------------------------------------------------
+// The tools.
+
+/// A write that can be repeated with the same effect.
+const WRITE_IDEMPOTENT: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: false };
+/// Reaches the network.
+const WEB_WRITE: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: true };
+const WEB_READ: Hints = Hints { read_only: true, destructive: false, idempotent: true, open_world: true };
+
+/// The feed catalogue over a context.
+pub fn tools(ctx: Arc<Context>) -> Catalogue {
+    let mut c = Catalogue::new();
+    macro_rules! tool {
+        ($($t:tt)*) => { attest_core::tool_over!(c, ctx, $($t)*) };
+    }
+    c.push(Tool::ask::<AskContext>(
+        ToolSpec::new(
+            "feed.ask",
+            "Ask about your reading feed",
+            "Ask about your reading feed in plain words: what should I read today, anything new on X, why is this ranked here, mark this useful, subscribe to a feed.\n\nRoutes the question to one feed tool by fixed rules (an unclear question is asked back with options; another surface's question names that surface). Pass user, and item_id or url when the question is about one item or feed. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
+            Hints { read_only: false, destructive: false, idempotent: false, open_world: true },
+        ),
+        &router::ROUTER,
+        &["user", "item_id", "url"],
+    ));
+    tool!(
+        ToolSpec::new(
+            "feed.list",
+            "What should I read today?",
+            "What should I read today: the reader's unrated items of the last 14 days, best first for them.\n\nRanked by the reader's interests text and their ratings, with no model. The caveat says how far to trust the order: relay it whole. Show refs' urls as links.",
+            WRITE_IDEMPOTENT,
+        ),
+        list,
+        ListArgs
+    );
+    c.push(search_tool(Arc::clone(&ctx)));
+    tool!(
+        ToolSpec::new(
+            "feed.read",
+            "Read one item",
+            "Show one item in full: title, link, source, date, tags and its summary or abstract.\n\nCounts as the reader having read it (feed.harvest_engagement can later turn reads into weak positive ratings).",
+            WRITE_IDEMPOTENT,
+        ),
+        read,
+        ItemArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.rate",
+            "Mark an item useful or not",
+            "Record the reader's verdict on an item: useful or not useful. Ranking learns from it.\n\nA second verdict on the same item replaces the first. The reader must exist (a misspelt name is refused, not created).",
+            WRITE_IDEMPOTENT,
+        ),
+        rate,
+        RateArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.explain",
+            "Why is this item ranked here?",
+            "Why is this item ranked where it is for the reader: the interest words it matched, the tags and sources they rated, and its source.\n\nDeterministic and instant; no model. When nothing matched it says so.",
+            WRITE_IDEMPOTENT,
+        ),
+        explain_tool,
+        ItemArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.digest",
+            "The week by topic",
+            "The reader's week (or another window) grouped by topic tag, each group's best items first.",
+            WRITE_IDEMPOTENT,
+        ),
+        digest,
+        DigestArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.persona_create",
+            "Create a reader",
+            "Create a reader (persona) with the topics they want to read about.",
+            Hints::WRITE
+        ),
+        persona_create,
+        CreateArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.persona_update",
+            "Change a reader's interests",
+            "Replace a reader's interests text, or add to it with append=true. Ratings are kept.",
+            WRITE_IDEMPOTENT,
+        ),
+        persona_update,
+        UpdateArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.persona_status",
+            "How is my feed ranked?",
+            "Show a reader's interests, ratings and how much of their ranking comes from ratings, with the quality note.",
+            Hints::READ,
+        ),
+        persona_status,
+        UserArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.persona_reset",
+            "Forget a reader's ratings",
+            "Forget every rating and read of a reader, keeping the reader and their interests.\n\nNeeds confirm=true; without it, says how many ratings would be erased.",
+            Hints::DESTRUCTIVE,
+        ),
+        persona_reset,
+        ConfirmArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.persona_delete",
+            "Delete a reader",
+            "Delete a reader with their ratings and reading history.\n\nNeeds confirm=true; without it, says how many ratings would be erased.",
+            Hints::DESTRUCTIVE,
+        ),
+        persona_delete,
+        ConfirmArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.persona_suggest_interests",
+            "Suggest interests",
+            "Suggest topics for a reader's interests from what the archive covers most.",
+            Hints::READ,
+        ),
+        persona_suggest_interests,
+        SuggestArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.source_add",
+            "Subscribe to a feed",
+            "Subscribe to a feed (RSS, Atom or JSON Feed) by its address, fetching it once to check it is a feed and store its items.\n\nAn address that is not a feed, too large (over 10 MB) or too slow is refused and nothing is subscribed.",
+            WEB_WRITE,
+        ),
+        source_add,
+        SourceAddArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.source_remove",
+            "Unsubscribe from a feed",
+            "Unsubscribe from a feed by feed_id (from feed.sources) or url. Its items and their ratings stay in the archive.",
+            WRITE_IDEMPOTENT,
+        ),
+        source_remove,
+        SourceRemoveArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.source_preview",
+            "Preview a feed",
+            "Look at a feed before subscribing: its title, how many entries it has and the first few. Stores nothing.",
+            WEB_READ,
+        ),
+        source_preview,
+        PreviewArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.source_suggest",
+            "Suggest feeds",
+            "Suggest feeds to subscribe to: arXiv listings for the categories the archive (and the reader's useful ratings) carry but no subscription covers.",
+            Hints::READ,
+        ),
+        source_suggest,
+        SuggestArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.sources",
+            "List subscriptions",
+            "List the subscribed feeds with their item counts, last fetch and any fetch error.",
+            Hints::READ
+        ),
+        sources,
+        SourcesArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.harvest_engagement",
+            "Turn reads into ratings",
+            "Turn the items a reader read or asked about, and never rated, into weak positive (implicit) ratings.\n\nNever overwrites a verdict and never infers a negative; running it again adds nothing.",
+            WRITE_IDEMPOTENT,
+        ),
+        harvest_engagement,
+        UserArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.research",
+            "Search arXiv, PubMed, CrossRef",
+            "Search the literature on the web (arXiv, PubMed, CrossRef) for papers beyond the reader's feeds.\n\nOff unless the server runs with ATTEST_RESEARCH_WEB=1 (then it says how to turn it on). Results are in each service's own order, not ranked for the reader, and are not stored; a paper already in the archive carries its item_id. sources = arxiv,pubmed (default), crossref.",
+            WEB_READ,
+        ),
+        research_tool,
+        ResearchArgs
+    );
+    c
+}
+
+/// `feed.search` alone, over a context: the knowledge surface links it without the rest
+/// of the feed catalogue. [`tools`] registers the same tool.
+pub fn search_tool(ctx: Arc<Context>) -> Tool {
+    Tool::new(
+        ToolSpec::new(
+            "feed.search",
+            "Search the archive",
+            "Search the whole archive of the reader's feeds for a topic, best matches for this reader first.\n\nFull-text search (words, \"quoted phrases\", tags like cs.LG), then ordered half by match and half by the reader's ranking. Filter by tag or since=YYYY-MM-DD.",
+            WRITE_IDEMPOTENT,
+        ),
+        move |a: SearchArgs| {
+            let ctx = Arc::clone(&ctx);
+            async move { search_items(&ctx, a).await }
+        },
+    )
+}

@@ -1,0 +1,284 @@
+//! The persona tools (`feed.persona_*`, `feed.harvest_engagement`) and the reader a
+//! call is for.
+
+use attest_core::text::{clip, plural};
+use attest_core::{Answer, Fault, Outcome, Stop};
+
+use super::common::{feed_fault, quality_value};
+use super::context::window_for;
+use super::{ConfirmArgs, Context, CreateArgs, LIST_DAYS, Persona, SuggestArgs, Suggestion, UpdateArgs, UserArgs};
+use crate::FeedError;
+use crate::model::Reader;
+use crate::persona::{self, Destructive, UnknownReader};
+use crate::quality;
+
+/// The reader a call is for: looked up case-insensitively; an unknown name is created
+/// (read-only tools, with a notice to prefix) or refused (writes), per
+/// [`persona::on_unknown_reader`]. No name means the only reader when there is exactly
+/// one; otherwise the question back names the readers there are.
+pub(super) async fn reader_for(ctx: &Context, tool: &str, name: &str) -> Result<(Reader, Option<String>), Stop> {
+    let name = name.trim();
+    if name.is_empty() {
+        let mut readers = ctx.store.readers().await.map_err(feed_fault)?;
+        if readers.len() == 1 {
+            return Ok((readers.remove(0), None));
+        }
+        let names = reader_names(ctx).await?;
+        if ctx.search_only {
+            return Err(match names.is_empty() {
+                true => Stop::refuse(format!(
+                    "There is no reader yet, and {tool} ranks for one: make one on the feed surface (attest-feed) or with `attest feed`, then pass user=<name>."
+                )),
+                false => Stop::refuse(format!("Whose reading? Pass user=<name> (readers: {}).", names.join(", "))),
+            });
+        }
+        let which = if names.is_empty() {
+            "There is no reader yet: say who is asking (pass user=<name>; a new name is created on a read-only question), or create one with feed.persona_create.".to_string()
+        } else {
+            format!("Which reader is asking? Pass user=<name> (readers: {}).", names.join(", "))
+        };
+        return Err(Stop::ask_back(which, [tool, "feed.persona_create"]));
+    }
+    if let Some(r) = ctx.store.reader(name).await.map_err(feed_fault)? {
+        return Ok((r, None));
+    }
+    if ctx.search_only {
+        let names = reader_names(ctx).await?;
+        let known = if names.is_empty() {
+            "there are no readers yet".to_string()
+        } else {
+            format!("readers: {}", names.join(", "))
+        };
+        return Err(Stop::refuse(format!(
+            "unknown reader '{}' ({known}); readers are made on the feed surface (attest-feed) or with `attest feed`",
+            clip(name, 80)
+        )));
+    }
+    match persona::on_unknown_reader(tool) {
+        UnknownReader::Refuse => {
+            let names = reader_names(ctx).await?;
+            Err(Stop::refuse(persona::unknown_reader_message(name, &names)).with_options(["feed.persona_create"]))
+        }
+        UnknownReader::Create => {
+            let name = persona::validate_name(name).map_err(Stop::refuse)?;
+            let tags = ctx.store.tag_counts(200).await.map_err(feed_fault)?;
+            let interests = persona::seed_interests(&tags);
+            match ctx.store.create_reader(&name, &interests).await {
+                Ok(r) => {
+                    ctx.reader_changed(r.id);
+                    let notice = persona::created_notice(&r.name, &r.interests);
+                    Ok((r, Some(notice)))
+                }
+                // Created by a concurrent call meanwhile.
+                Err(FeedError::ReaderExists(_)) => match ctx.store.reader(&name).await.map_err(feed_fault)? {
+                    Some(r) => Ok((r, None)),
+                    None => Err(Stop::refuse(format!("could not create reader '{name}'; try again"))),
+                },
+                Err(e) => Err(feed_fault(e).into()),
+            }
+        }
+    }
+}
+
+async fn reader_names(ctx: &Context) -> Result<Vec<String>, Fault> {
+    let mut names: Vec<String> = ctx.store.readers().await.map_err(feed_fault)?.into_iter().map(|r| r.name).collect();
+    names.sort_by_key(|n| n.to_lowercase());
+    if names.len() > 20 {
+        let more = names.len() - 20;
+        names.truncate(20);
+        names.push(format!("and {more} more"));
+    }
+    Ok(names)
+}
+
+pub(super) fn with_notice(line: String, notice: &Option<String>) -> String {
+    match notice {
+        Some(n) => format!("{n}\n{line}"),
+        None => line,
+    }
+}
+
+// ---- personas ---------------------------------------------------------------------------
+
+/// The reader a persona tool is about: the name a question states, else `user`.
+fn named<'a>(name: &'a Option<String>, user: &'a str) -> &'a str {
+    name.as_deref().filter(|n| !n.trim().is_empty()).unwrap_or(user)
+}
+
+fn persona_data(r: &Reader, ratings: usize) -> Persona {
+    Persona {
+        user: r.name.clone(),
+        interests: clip(&r.interests, 2_000),
+        ratings,
+        quality: None,
+        liked: Vec::new(),
+        disliked: Vec::new(),
+    }
+}
+
+pub(super) async fn persona_create(ctx: &Context, a: CreateArgs) -> Outcome {
+    let name = match persona::validate_name(named(&a.name, &a.user)) {
+        Ok(n) => n,
+        Err(e) => return Ok(Answer::refuse(format!("feed.persona_create: {e}"))),
+    };
+    let interests = match persona::validate_interests(&a.interests) {
+        Ok(i) => i,
+        Err(e) => {
+            return Ok(Answer::refuse(format!(
+                "feed.persona_create: {e} (feed.persona_suggest_interests lists what the archive covers)"
+            ))
+            .with_options(vec!["feed.persona_suggest_interests".into()]));
+        }
+    };
+    match ctx.store.create_reader(&name, &interests).await {
+        Ok(r) => {
+            ctx.reader_changed(r.id);
+            Ok(Answer::ok(
+                format!("created reader '{}' with interests: {}", r.name, clip(&r.interests, 300)),
+                persona_data(&r, 0),
+            )
+            .into_value())
+        }
+        Err(FeedError::ReaderExists(n)) => Ok(Answer::refuse(format!(
+            "a reader named '{n}' already exists; change their interests with feed.persona_update, or pick another name"
+        ))
+        .with_options(vec!["feed.persona_update".into(), "feed.persona_status".into()])),
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub(super) async fn persona_update(ctx: &Context, a: UpdateArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_update", named(&a.name, &a.user)).await?;
+    let text = if a.append { format!("{}, {}", reader.interests, a.interests.trim()) } else { a.interests.clone() };
+    if a.interests.trim().is_empty() {
+        return Ok(Answer::refuse(format!(
+            "feed.persona_update needs interests: the topics '{}' wants to read about (now: {})",
+            reader.name,
+            clip(&reader.interests, 200)
+        )));
+    }
+    let interests = match persona::validate_interests(&text) {
+        Ok(i) => i,
+        Err(e) => return Ok(Answer::refuse(format!("feed.persona_update: {e}"))),
+    };
+    let r = ctx.store.update_interests(reader.id, &interests).await?;
+    ctx.reader_changed(r.id);
+    let n = ctx.store.clicks(r.id).await?.len();
+    Ok(Answer::ok(
+        format!("'{}' now reads about: {} ({} kept)", r.name, clip(&r.interests, 300), plural(n, "rating", "ratings")),
+        persona_data(&r, n),
+    )
+    .into_value())
+}
+
+pub(super) async fn persona_status(ctx: &Context, a: UserArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_status", &a.user).await?;
+    let (window, fp, since, _) = window_for(ctx, &reader, LIST_DAYS).await?;
+    let (window, emb, _) = ctx.embeddings(&reader, window, &since, &fp).await?;
+    let (model, ranking) = window.rank(&reader.interests, 1, &emb);
+    let measured = ctx.measured(&reader, &window, &fp).await;
+    let q = quality::assess(&window.data.clicks, &ranking.terms, measured.as_ref());
+    let key = |(k, c): (String, crate::rank::KeyCounts)| format!("{k} ({} of {})", c.useful, c.useful + c.not_useful);
+    let liked: Vec<String> = model.preferences.liked(4).into_iter().map(key).collect();
+    let disliked: Vec<String> = model.preferences.disliked(4).into_iter().map(key).collect();
+    let mut line = format!(
+        "{}. Interests: {}",
+        persona::status_line(&reader.name, q.clicks, q.evidence_clicks, ranking.terms.blend_weight),
+        clip(&reader.interests, 200)
+    );
+    if let Some(m) = &q.measured {
+        line.push_str(&format!("; held out: AUC {:.3}, precision@5 {:.2}", m.auc, m.precision_at_5));
+    }
+    let mut d = persona_data(&reader, q.clicks);
+    d.quality = Some(quality_value(&q));
+    d.liked = liked;
+    d.disliked = disliked;
+    Ok(Answer::ok(line, d).with_caveats(q.caveat.clone()).into_value())
+}
+
+pub(super) async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_reset", named(&a.name, &a.user)).await?;
+    let n = ctx.store.clicks(reader.id).await?.len();
+    if let Err(msg) = persona::require_confirm(Destructive::Reset, a.confirm, &reader.name, n) {
+        return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_reset".into()]));
+    }
+    let w = ctx.store.reset_reader(reader.id).await?;
+    ctx.reader_changed(reader.id);
+    Ok(Answer::ok(
+        format!(
+            "reset '{}': erased {} and {} of reading history; interests kept",
+            reader.name,
+            plural(w.clicks as usize, "rating", "ratings"),
+            plural(w.engagement as usize, "entry", "entries")
+        ),
+        persona_data(&reader, 0),
+    )
+    .into_value())
+}
+
+pub(super) async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.persona_delete", named(&a.name, &a.user)).await?;
+    let n = ctx.store.clicks(reader.id).await?.len();
+    if let Err(msg) = persona::require_confirm(Destructive::Delete, a.confirm, &reader.name, n) {
+        return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_delete".into()]));
+    }
+    let w = ctx.store.delete_reader(reader.id).await?;
+    ctx.invalidate();
+    Ok(Answer::ok(
+        format!("deleted reader '{}' with {}", reader.name, plural(w.clicks as usize, "rating", "ratings")),
+        persona_data(&reader, 0),
+    )
+    .into_value())
+}
+
+pub(super) async fn persona_suggest_interests(ctx: &Context, a: SuggestArgs) -> Outcome {
+    let limit = a.limit.count();
+    let tags = ctx.store.tag_counts(500).await?;
+    let top = persona::suggest_interests(&tags, limit);
+    if top.is_empty() {
+        return Ok(Answer::refuse(
+            "the archive has no topic tags to suggest from yet: subscribe to feeds (feed.source_add) and ingest them, or write the interests in your own words",
+        ));
+    }
+    let current = match a.user.as_deref().filter(|u| !u.trim().is_empty()) {
+        Some(u) => ctx.store.reader(u).await?,
+        None => None,
+    };
+    let out: Vec<Suggestion> = top
+        .iter()
+        .map(|t| Suggestion { name: t.tag.clone(), items: t.items, why: "a common topic tag in the archive".into() })
+        .collect();
+    let mut line = format!(
+        "the archive mostly covers: {}",
+        top.iter().map(|t| format!("{} ({})", t.tag.replace('-', " "), t.items)).collect::<Vec<_>>().join(", ")
+    );
+    if let Some(r) = &current {
+        line.push_str(&format!("; '{}' now reads about: {}", r.name, clip(&r.interests, 150)));
+    }
+    line.push_str(". Set them with feed.persona_update.");
+    Ok(Answer::ok(line, out).with_options(vec![]).into_value())
+}
+
+pub(super) async fn harvest_engagement(ctx: &Context, a: UserArgs) -> Outcome {
+    let (reader, _) = reader_for(ctx, "feed.harvest_engagement", &a.user).await?;
+    let h = ctx.store.harvest_engagement(reader.id).await?;
+    if h.recorded > 0 {
+        ctx.reader_changed(reader.id);
+    }
+    Ok(Answer::ok(
+        format!(
+            "'{}': {} recorded as implicit useful from {} read or explained ({} already rated)",
+            reader.name,
+            plural(h.recorded as usize, "item", "items"),
+            plural(h.candidates as usize, "item", "items"),
+            h.already_rated
+        ),
+        h,
+    )
+    .with_caveats(if h.recorded > 0 {
+        vec!["implicit ratings are weak evidence (reading is not liking): rate items with feed.rate to teach the ranking properly"]
+    } else {
+        vec![]
+    })
+    .into_value())
+}
