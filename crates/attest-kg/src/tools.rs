@@ -345,7 +345,13 @@ pub async fn neighbors(ctx: &Context, a: NeighborsArgs) -> Outcome {
     }
     let l = graph(ctx).await?;
     let n = l.graph.neighbors(&clip(&a.concept, 200), a.limit.count()).map_err(|r| refusal(r, &l))?;
-    let ids: Vec<i64> = n.rows.iter().take(5).filter_map(|r| r.items.first().copied()).collect();
+    // One item per neighbour, each item once: the first of its items not shown already.
+    let mut ids: Vec<i64> = Vec::new();
+    for r in n.rows.iter().take(5) {
+        if let Some(id) = r.items.iter().copied().find(|i| !ids.contains(i)) {
+            ids.push(id);
+        }
+    }
     let ev = evidence(ctx, &ids).await?;
     let shown: Vec<String> =
         n.rows.iter().map(|r| format!("{} ({})", r.name, plural(r.weight as usize, "item", "items"))).collect();

@@ -54,9 +54,11 @@ pub struct Solution {
 /// Solve `text` (an equation, or an expression taken as `= 0`) for `var`.
 pub fn solve(text: &str, var: Option<&str>, limits: &Limits) -> Result<Solution> {
     let st = parse_statement(text, limits)?;
+    let rhs_has_variables = st.rhs.as_ref().is_some_and(|r| !r.free_symbols().is_empty());
     let rhs = st.rhs.unwrap_or_else(|| Expr::int(0));
     let whole = Expr::sub(st.lhs.clone(), rhs.clone());
-    let v = resolve_var(&whole, var)?;
+    // The variables are the equation's; name it as written ("a x + b = 0", not "… + 0").
+    let v = if rhs_has_variables { resolve_var(&whole, var)? } else { resolve_var(&st.lhs, var)? };
     let mut cx = Cx::new(*limits);
     let nf = normal_form(&whole, &mut cx)?;
     let mut out = Solution {

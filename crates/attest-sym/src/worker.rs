@@ -198,6 +198,8 @@ pub fn present_error(e: &SymError) -> String {
             format!("could not read the input: {message} (at position {position})\n{caret}")
         }
         SymError::Limit { message } => format!("refused: {message}"),
+        // "cannot integrate …" already says so; other messages get the lead-in.
+        SymError::Unsupported { message } if message.starts_with("cannot ") => message.clone(),
         SymError::Unsupported { message } => format!("cannot do this: {message}"),
         SymError::Input { message } => message.clone(),
     }
@@ -363,7 +365,12 @@ fn clip_out(e: &str) -> String {
 }
 
 fn present_simplify(r: &Simplified) -> (String, Vec<String>) {
-    let mut line = format!("simplified: {} = {}", clip(&r.input), clip_out(&r.result));
+    // An input already in its simplest form is said once ("x^3 - x = x*(x - 1)*(x + 1)").
+    let mut line = if r.input.replace(' ', "") == r.result.replace(' ', "") {
+        format!("simplified: {}", clip_out(&r.result))
+    } else {
+        format!("simplified: {} = {}", clip(&r.input), clip_out(&r.result))
+    };
     if let Some(x) = r.numeric
         && x.to_string() != r.result
         && r.result.parse::<f64>().is_err()
