@@ -204,7 +204,7 @@ pub struct DifferentiateArgs {
     /// The variable (default: the only variable).
     #[serde(default)]
     pub var: Option<String>,
-    /// The order, 1 to 20 (default 1).
+    /// The order of the derivative.
     #[serde(default)]
     pub order: Bounded<1, 20, 1>,
 }

@@ -14,10 +14,10 @@ pub struct ListArgs {
     /// reader, when there is exactly one.
     #[serde(default)]
     pub user: String,
-    /// How many items to show, 1 to 16 (default 5).
+    /// How many items to show.
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
-    /// The window in days (default 14): items published since then that the reader has
+    /// The window in days: items published since then that the reader has
     /// not rated.
     #[serde(default)]
     pub days: Bounded<1, MAX_DAYS, LIST_DAYS>,
@@ -38,7 +38,7 @@ pub struct SearchArgs {
     /// Only items published on or after this date (`YYYY-MM-DD`).
     #[serde(default)]
     pub since: Option<String>,
-    /// How many hits to show, 1 to 16 (default 5).
+    /// How many hits to show.
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
 }
@@ -85,10 +85,10 @@ pub struct DigestArgs {
     /// The reader (empty: the only reader, when there is one).
     #[serde(default)]
     pub user: String,
-    /// The window in days (default 7).
+    /// The window in days.
     #[serde(default)]
     pub days: Bounded<1, MAX_DAYS, DIGEST_DAYS>,
-    /// How many topic groups to show, 1 to 16 (default 5); each shows up to 3 items.
+    /// How many topic groups to show; each shows up to 3 items.
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
 }
@@ -155,7 +155,7 @@ pub struct SuggestArgs {
     /// ratings weigh in).
     #[serde(default, alias = "name")]
     pub user: Option<String>,
-    /// How many suggestions, 1 to 16 (default 5).
+    /// How many suggestions.
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
 }
@@ -202,7 +202,7 @@ pub struct PreviewArgs {
     /// The address to look at (http or https).
     #[serde(default)]
     pub url: String,
-    /// How many entries to show, 1 to 16 (default 5).
+    /// How many entries to show.
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
     /// Accepted for symmetry; previews store nothing.
@@ -213,7 +213,7 @@ pub struct PreviewArgs {
 /// Arguments of `feed.sources`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct SourcesArgs {
-    /// How many subscriptions to show, 1 to 16 (default 5; failing ones first).
+    /// How many subscriptions to show (failing ones first).
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
     /// Subscriptions are shared by every reader; accepted for symmetry.
