@@ -167,7 +167,7 @@ fn service(base: &str) -> EmbedService {
         "EMBED_TIMEOUT" => Some("5".to_string()),
         _ => None,
     };
-    EmbedService::from_env(env).expect("configured").with_retry_after(Duration::ZERO)
+    attest_feed::embed::from_env(env).expect("configured").with_retry_after(Duration::ZERO)
 }
 
 fn args(v: Value) -> Map<String, Value> {

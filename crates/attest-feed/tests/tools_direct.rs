@@ -113,7 +113,7 @@ async fn search_tool_is_feed_search_alone() {
     let (store, _) = archive().await;
     store.create_reader("ana", "protein folding").await.unwrap();
     let mut c = Catalogue::new();
-    c.push(search_tool(Arc::new(Context::new(store))));
+    c.push(search_tool(Arc::new(attest_archive::tools::Context::new(store))));
     assert_eq!(c.names(), ["feed.search"]);
     let full = tools(Arc::new(Context::new(FeedStore::in_memory().await.unwrap())));
     let theirs = full.get("feed.search").unwrap();

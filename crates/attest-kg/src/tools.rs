@@ -21,9 +21,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use attest_archive::{FeedError, FeedStore};
 use attest_core::text::{clip, plural};
 use attest_core::{Answer, Bounded, Catalogue, Config, Hints, Outcome, Ref, Stop, Tool, ToolSpec};
-use attest_feed::{FeedError, FeedStore};
 use attest_store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -596,7 +596,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
 /// The feed's `feed.search` tool over a store, alone: the knowledge surface links no
 /// other feed tool.
 pub fn feed_search(store: &FeedStore) -> Tool {
-    attest_feed::tools::search_tool(Arc::new(attest_feed::tools::Context::new(store.clone()).search_only()))
+    attest_archive::tools::search_tool(Arc::new(attest_archive::tools::Context::new(store.clone()).search_only()))
 }
 
 /// Open the database named by `config` and build the knowledge catalogue over it

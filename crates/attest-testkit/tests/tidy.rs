@@ -19,6 +19,7 @@ use serde_json::Value;
 const DOMAINS: &[&str] = &[
     "attest-runs",
     "attest-feed",
+    "attest-archive",
     "attest-kg",
     "attest-cite",
     "attest-crossref",
@@ -36,6 +37,10 @@ const PROTOCOL: &[&str] = &["rmcp", "axum"];
 const PURE: &[&str] = &["attest-sym", "attest-tags", "attest-core"];
 const DATABASE: &[&str] = &["sqlx", "rusqlite", "postgres", "tokio-postgres"];
 const HTTP: &[&str] = &["ureq", "reqwest", "hyper", "axum", "attest-crossref"];
+
+/// Crates that hold data but never reach the network: a database is fine, an HTTP
+/// client at any depth is not.
+const OFFLINE: &[&str] = &["attest-archive", "attest-kg", "attest-cite", "attest-runs", "attest-store"];
 
 /// HTTP *client* crates. (rmcp's Streamable HTTP server pulls hyper for the server
 /// side, so hyper is not in this list; the clients are forbidden by name.)
@@ -78,11 +83,11 @@ const SURFACES: &[Surface] = &[
             "attest-runs",
             "attest-sym",
             "attest-sandbox",
-            // attest-feed comes in through attest-kg for now; when that link goes,
-            // uncomment this line (and drop it from `http_only_via`).
-            // "attest-feed",
+            // The feed catalogue (fetching, ingest, feed.source_add, feed.research):
+            // knowledge serves `feed.search` from attest-archive alone.
+            "attest-feed",
         ],
-        http_only_via: &["attest-crossref", "attest-feed"],
+        http_only_via: &["attest-crossref"],
     },
     Surface {
         package: "attest-feed-bin",
@@ -304,6 +309,20 @@ fn pure_crates_have_no_database_and_no_http() {
 }
 
 #[test]
+fn offline_crates_have_no_http_client() {
+    let g = graph();
+    let mut bad = Vec::new();
+    for p in OFFLINE {
+        for (name, chain) in g.closure(p, &[]) {
+            if HTTP_CLIENTS.contains(&name.as_str()) || name == "attest-crossref" {
+                bad.push(format!("{p} links {name} ({chain})"));
+            }
+        }
+    }
+    report("offline crates reaching the network", bad);
+}
+
+#[test]
 fn surface_binaries_link_only_their_own_domains() {
     let g = graph();
     let mut bad = Vec::new();
@@ -395,7 +414,7 @@ fn no_crate_declares_a_dependency_it_does_not_use() {
 #[test]
 fn the_tables_name_real_packages() {
     let g = graph();
-    for name in DOMAINS.iter().chain(PURE).chain(SURFACES.iter().map(|s| &s.package)) {
+    for name in DOMAINS.iter().chain(PURE).chain(OFFLINE).chain(SURFACES.iter().map(|s| &s.package)) {
         g.member(name);
     }
     for (p, _, _) in UNUSED_OK {

@@ -23,26 +23,6 @@ pub struct ListArgs {
     pub days: Bounded<1, MAX_DAYS, LIST_DAYS>,
 }
 
-/// Arguments of `feed.search`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SearchArgs {
-    /// The reader the hits are ranked for (empty: the only reader, when there is one).
-    #[serde(default)]
-    pub user: String,
-    /// What to look for, in plain words ("asymmetric hydrogenation", "cs.LG", "\"mixture of experts\"").
-    #[serde(default)]
-    pub query: String,
-    /// Only items carrying this tag (e.g. `catalysis`, `cs.lg`).
-    #[serde(default)]
-    pub tag: Option<String>,
-    /// Only items published on or after this date (`YYYY-MM-DD`).
-    #[serde(default)]
-    pub since: Option<String>,
-    /// How many hits to show.
-    #[serde(default)]
-    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
-}
-
 /// Arguments of the tools about one item (`feed.read`, `feed.explain`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct ItemArgs {

@@ -6,19 +6,14 @@
 //! that is not a feed, a feed too large or too slow, a limit out of range) is an
 //! `ok: false` answer whose line says what to do. Only a database fault is a [`Fault`].
 //!
-//! The ranking index of a reader's window is the expensive part of `feed.list` (about
-//! 24 µs per item to build); it is kept per reader and window in the [`Context`] with
-//! the reader's model fitted on it, rebuilt only when the archive or the subscriptions
-//! change (checked by one cheap fingerprint query per call, so an `attest ingest` run
-//! by another process is seen too). A change of the reader's ratings alone keeps the
-//! index when it still covers the rated items, and refits only the model.
-//! `feed.search` scores its hits against that index with that model.
+//! The ranking cache and `feed.search` are the archive's ([`attest_archive::tools`]);
+//! this crate's [`Context`] adds the fetcher and the web research settings to it, and
+//! its catalogue registers the archive's `feed.search` beside the feed's own tools.
 //!
 //! [`Answer`]: attest_core::Answer
 //! [`Fault`]: attest_core::Fault
 
 mod args;
-mod common;
 mod context;
 mod personas;
 mod reading;
@@ -34,37 +29,23 @@ use crate::research::ResearchArgs;
 use crate::{FeedStore, router};
 
 pub use args::{
-    AskContext, ConfirmArgs, CreateArgs, DigestArgs, ItemArgs, ListArgs, PreviewArgs, RateArgs, SearchArgs,
-    SourceAddArgs, SourceRemoveArgs, SourcesArgs, SuggestArgs, UpdateArgs, UserArgs,
+    AskContext, ConfirmArgs, CreateArgs, DigestArgs, ItemArgs, ListArgs, PreviewArgs, RateArgs, SourceAddArgs,
+    SourceRemoveArgs, SourcesArgs, SuggestArgs, UpdateArgs, UserArgs,
 };
 pub use context::Context;
-pub use replies::{Digest, Group, Listed, Persona, Rated, ReadItem, Row, Searched, Source, Sources, Suggestion};
+pub use replies::{Digest, Group, Listed, Persona, Rated, ReadItem, Source, Sources, Suggestion};
 
 use personas::{
     harvest_engagement, persona_create, persona_delete, persona_reset, persona_status, persona_suggest_interests,
     persona_update,
 };
-use reading::{digest, explain_tool, list, rate, read, search_items};
+use reading::{digest, explain_tool, list, rate, read};
 use sources::{research_tool, source_add, source_preview, source_remove, source_suggest, sources};
 
-/// Most rows any list returns.
-pub const MAX_LIMIT: i64 = 16;
-/// Rows a list returns by default.
-pub const DEFAULT_LIMIT: i64 = 5;
-/// The default window of `feed.list`, in days (as the original).
-pub const LIST_DAYS: i64 = 14;
-/// The default window of `feed.digest`, in days.
-pub const DIGEST_DAYS: i64 = 7;
-/// Full-text hits `feed.search` re-ranks for the reader.
-pub const SEARCH_POOL: usize = 100;
-/// Characters of a title in a row.
-pub const TITLE_CHARS: usize = 100;
-/// Characters of a url in a ref.
-pub const URL_CHARS: usize = 200;
-/// Characters of a summary `feed.read` returns.
-pub const SUMMARY_CHARS: usize = 1_500;
-/// The longest window, in days.
-pub const MAX_DAYS: i64 = 3_650;
+pub use attest_archive::tools::{
+    DEFAULT_LIMIT, DIGEST_DAYS, LIST_DAYS, MAX_DAYS, MAX_LIMIT, Row, SEARCH_POOL, SUMMARY_CHARS, SearchArgs, Searched,
+    TITLE_CHARS, URL_CHARS, search_tool,
+};
 
 /// Open the database named by `config` and build the feed catalogue over it.
 pub async fn catalogue(config: &Config) -> Result<Catalogue, attest_store::StoreError> {
@@ -75,8 +56,7 @@ pub async fn catalogue(config: &Config) -> Result<Catalogue, attest_store::Store
 // ---------------------------------------------------------------------------------------
 // The tools.
 
-/// A write that can be repeated with the same effect.
-const WRITE_IDEMPOTENT: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: false };
+use attest_archive::tools::WRITE_IDEMPOTENT;
 /// Reaches the network.
 const WEB_WRITE: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: true };
 const WEB_READ: Hints = Hints { read_only: true, destructive: false, idempotent: true, open_world: true };
@@ -107,7 +87,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         list,
         ListArgs
     );
-    c.push(search_tool(Arc::clone(&ctx)));
+    c.push(search_tool(Arc::clone(&ctx.archive)));
     tool!(
         ToolSpec::new(
             "feed.read",
@@ -279,21 +259,4 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ResearchArgs
     );
     c
-}
-
-/// `feed.search` alone, over a context: the knowledge surface links it without the rest
-/// of the feed catalogue. [`tools`] registers the same tool.
-pub fn search_tool(ctx: Arc<Context>) -> Tool {
-    Tool::new(
-        ToolSpec::new(
-            "feed.search",
-            "Search the archive",
-            "Search the whole archive of the reader's feeds for a topic, best matches for this reader first.\n\nFull-text search (words, \"quoted phrases\", tags like cs.LG), then ordered half by match and half by the reader's ranking. Filter by tag or since=YYYY-MM-DD.",
-            WRITE_IDEMPOTENT,
-        ),
-        move |a: SearchArgs| {
-            let ctx = Arc::clone(&ctx);
-            async move { search_items(&ctx, a).await }
-        },
-    )
 }

@@ -1,26 +1,25 @@
 //! The reading tools: `feed.list`, `feed.search`, `feed.read`, `feed.rate`,
 //! `feed.explain` and `feed.digest`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use attest_core::text::clip;
 use attest_core::{Answer, Outcome, Stop};
-use sqlx::Row as _;
 
-use super::common::{feed_fault, more_line, quality_value, sql, titles, unknown_item};
-use super::context::window_for;
-use super::personas::{reader_for, with_notice};
-use super::replies::{item_ref, row};
 use super::{
     Context, Digest, DigestArgs, Group, ItemArgs, LIST_DAYS, ListArgs, Listed, MAX_LIMIT, RateArgs, Rated, ReadItem,
-    Row, SEARCH_POOL, SUMMARY_CHARS, SearchArgs, Searched, URL_CHARS,
+    Row, SUMMARY_CHARS, URL_CHARS,
 };
-use crate::model::{ClickSource, EngagementKind, Item, parse_stamp, stamp};
+use crate::explain;
+use crate::model::{ClickSource, EngagementKind, Item};
 use crate::persona;
 use crate::quality;
-use crate::rank::{Corpus, Embeddings, RankItem, RankOptions, ReaderModel};
-use crate::{explain, search};
+use crate::rank::{Corpus, RankItem, ReaderModel};
+use attest_archive::tools::window_for;
+use attest_archive::tools::{feed_fault, more_line, quality_value, titles, unknown_item};
+use attest_archive::tools::{item_ref, row};
+use attest_archive::tools::{reader_for, with_notice};
 
 // ---- feed.list --------------------------------------------------------------------------
 
@@ -76,122 +75,6 @@ pub(super) async fn list(ctx: &Context, a: ListArgs) -> Outcome {
         .into_value())
 }
 
-// ---- feed.search ------------------------------------------------------------------------
-
-fn parse_since(s: &str) -> Option<String> {
-    let s = s.trim();
-    let date = s.get(..10)?;
-    let t = parse_stamp(&format!("{date}T00:00:00Z"))?;
-    Some(stamp(t))
-}
-
-pub(super) async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
-    let limit = a.limit.count();
-    let since = match a.since.as_deref().filter(|s| !s.trim().is_empty()) {
-        None => None,
-        Some(s) => match parse_since(s) {
-            Some(v) => Some(v),
-            None => {
-                return Ok(Answer::refuse(format!(
-                    "feed.search: since must be a date like 2026-01-31 (got '{}')",
-                    clip(s, 40)
-                )));
-            }
-        },
-    };
-    let tag = a.tag.clone().filter(|t| !t.trim().is_empty());
-    if a.query.trim().is_empty() && tag.is_none() && since.is_none() {
-        return Ok(Answer::refuse(
-            "feed.search needs a query (what to look for, e.g. query=\"asymmetric hydrogenation\"), a tag or since=YYYY-MM-DD. For today's reading, use feed.list.",
-        )
-        .with_options(vec!["feed.list".into()]));
-    }
-    if a.query.chars().count() > 1_000 {
-        return Ok(Answer::refuse("feed.search: the query is over 1,000 characters; give the few words that matter."));
-    }
-    let (reader, notice) = reader_for(ctx, "feed.search", &a.user).await?;
-    let q = search::SearchQuery { text: a.query.clone(), tag: tag.clone(), since, limit: SEARCH_POOL };
-    let hits = search::search(&ctx.store, &q).await?;
-    if hits.is_empty() {
-        let filt = tag.map(|t| format!(" with tag '{t}'")).unwrap_or_default();
-        return Ok(Answer::refuse(with_notice(
-            format!(
-                "nothing in the archive matches '{}'{filt}. Try other or fewer words, drop the filters, or subscribe to a feed that covers it (feed.source_suggest).",
-                clip(&a.query, 80)
-            ),
-            &notice,
-        ))
-        .with_options(vec!["feed.source_suggest".into(), "feed.list".into()]));
-    }
-    let hit_ids: Vec<i64> = hits.iter().map(|h| h.item_id).collect();
-    let hit_set: HashSet<i64> = hit_ids.iter().copied().collect();
-    // The hits are scored against the reader's window index (the one feed.list ranks,
-    // cached) with the model fitted there: indexed with its statistics, not refitted.
-    let (window, _, _, _) = window_for(ctx, &reader, LIST_DAYS).await?;
-    let data = &window.data;
-    let fitted = window.model(&reader.interests);
-    let items = ctx.store.items(&hit_ids).await?;
-    let clicks = &data.clicks;
-    let verdicts: HashMap<i64, bool> = clicks.iter().map(|c| (c.item_id, c.useful)).collect();
-    let mut hit_items: Vec<RankItem> = items.iter().map(RankItem::from).collect();
-    let mut emb = Embeddings::Off;
-    if let Some(svc) = &ctx.embed {
-        emb = svc.interests(&reader.interests).await;
-        if matches!(emb, Embeddings::On(_)) {
-            let refs: Vec<&RankItem> = hit_items.iter().collect();
-            let filled = svc.fill(&ctx.store, &refs).await?;
-            if let Some(why) = filled.failure {
-                emb = Embeddings::Unavailable(why);
-            }
-            for it in &mut hit_items {
-                it.vector = filled.vectors.get(&it.id).cloned();
-            }
-        }
-    }
-    let corpus = Corpus::build_against(&data.corpus, hit_items);
-    let model = fitted.transfer(&data.corpus, &corpus, &reader.interests);
-    let opts = RankOptions { exclude_clicked: false, only: Some(hit_set), limit: None };
-    let ranking = model.rank(&corpus, &opts, &emb);
-    // Half the match (the hit's position in the full-text order), half the reader.
-    let n = hit_ids.len().max(2) as f64 - 1.0;
-    let match_pct: HashMap<i64, f64> = hit_ids.iter().enumerate().map(|(i, id)| (*id, i as f64 / n)).collect();
-    let mut blended: Vec<(f64, f64, i64)> = ranking
-        .items
-        .iter()
-        .map(|r| {
-            let m = match_pct.get(&r.id).copied().unwrap_or(1.0);
-            ((m + r.score) / 2.0, m, r.id)
-        })
-        .collect();
-    blended.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)).then(y.2.cmp(&x.2)));
-    let by_id: HashMap<i64, &Item> = items.iter().map(|i| (i.id, i)).collect();
-    let shown: Vec<&Item> = blended.iter().take(limit).filter_map(|(_, _, id)| by_id.get(id).copied()).collect();
-    let rows: Vec<Row> = shown.iter().map(|i| row(i, verdicts.get(&i.id).copied())).collect();
-    let refs = shown.iter().map(|i| item_ref(i.id, i.url.as_deref())).collect();
-    let more = hits.len().saturating_sub(rows.len());
-    let at_least = if hits.len() >= SEARCH_POOL { "at least " } else { "" };
-    let qual = quality::assess(clicks, &ranking.terms, None);
-    let line = format!(
-        "{}{} {} for '{}' in the archive, best for '{}' first: {}{}",
-        at_least,
-        hits.len(),
-        if hits.len() == 1 { "match" } else { "matches" },
-        clip(&a.query, 60),
-        reader.name,
-        titles(&rows, 3),
-        more_line(more, "matches", &format!("raise limit up to {MAX_LIMIT}, or add words, tag= or since="))
-    );
-    let data = Searched {
-        user: reader.name.clone(),
-        query: clip(&a.query, 200),
-        hits: hits.len(),
-        items: rows,
-        more,
-        quality: quality_value(&qual),
-    };
-    Ok(Answer::ok(with_notice(line, &notice), data).with_refs(refs).with_caveats(qual.caveat.clone()).into_value())
-}
-
 // ---- feed.read / feed.rate / feed.explain ------------------------------------------------
 
 /// The item a call is about: by id, else by its address (link or GUID); neither is
@@ -199,7 +82,7 @@ pub(super) async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
 async fn item_for(ctx: &Context, tool: &str, id: Option<i64>, url: Option<&str>) -> Result<Item, Stop> {
     let id = match (id, url.map(str::trim).filter(|u| !u.is_empty())) {
         (Some(id), _) => id,
-        (None, Some(u)) => item_by_url(ctx, u).await?.ok_or_else(|| {
+        (None, Some(u)) => ctx.store.item_id_by_url(u).await.map_err(feed_fault)?.ok_or_else(|| {
             Stop::refuse(format!(
                 "no item in the archive has the address {}; find it with feed.search, or subscribe to its feed with feed.source_add",
                 clip(u, 160)
@@ -220,15 +103,6 @@ async fn item_for(ctx: &Context, tool: &str, id: Option<i64>, url: Option<&str>)
         Ok(None) => Err(Stop::from(unknown_item(id))),
         Err(e) => Err(feed_fault(e).into()),
     }
-}
-
-async fn item_by_url(ctx: &Context, url: &str) -> Result<Option<i64>, Stop> {
-    let r = sqlx::query("SELECT id FROM items WHERE url = $1 OR guid = $1 ORDER BY id LIMIT 1")
-        .bind(url.trim())
-        .fetch_optional(ctx.store.pool())
-        .await
-        .map_err(sql)?;
-    Ok(r.map(|r| r.get("id")))
 }
 
 pub(super) async fn read(ctx: &Context, a: ItemArgs) -> Outcome {

@@ -1,49 +1,10 @@
 //! Details the tools return in an answer's `data`.
 
-use attest_core::Ref;
-use attest_core::text::clip;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{TITLE_CHARS, URL_CHARS};
-use crate::model::Item;
-
-/// An item as lists show it (its url is in `refs`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Row {
-    /// The item's id.
-    pub item_id: i64,
-    /// Its title (clipped).
-    pub title: String,
-    /// The feed it came from.
-    pub source: Option<String>,
-    /// When it was published (date).
-    pub published: String,
-    /// Up to three of its tags.
-    pub tags: Vec<String>,
-    /// The reader's verdict, when they rated it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rated: Option<bool>,
-}
-
-pub(super) fn row(it: &Item, rated: Option<bool>) -> Row {
-    Row {
-        item_id: it.id,
-        title: clip(&it.title, TITLE_CHARS),
-        source: it.source.as_deref().map(|s| clip(s, 40)),
-        published: it.published.get(..10).unwrap_or(&it.published).to_string(),
-        tags: it.tags.iter().take(3).map(|t| clip(t, 32)).collect(),
-        rated,
-    }
-}
-
-pub(super) fn item_ref(id: i64, url: Option<&str>) -> Ref {
-    match url {
-        Some(u) if !u.is_empty() => Ref::with_url(format!("item:{id}"), clip(u, URL_CHARS)),
-        _ => Ref::id(format!("item:{id}")),
-    }
-}
+use attest_archive::tools::Row;
 
 /// What `feed.list` returns.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -59,23 +20,6 @@ pub struct Listed {
     /// How many more candidates were ranked below these.
     pub more: usize,
     /// How far to trust the order, with the counts behind it.
-    pub quality: Value,
-}
-
-/// What `feed.search` returns.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Searched {
-    /// The reader.
-    pub user: String,
-    /// The query as given.
-    pub query: String,
-    /// Full-text hits re-ranked (at most 100).
-    pub hits: usize,
-    /// The best ones for the reader, best first.
-    pub items: Vec<Row>,
-    /// How many more hits there are below these (at least, when hits is 100).
-    pub more: usize,
-    /// How far to trust the reader's part of the order.
     pub quality: Value,
 }
 

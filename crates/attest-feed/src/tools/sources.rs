@@ -5,7 +5,6 @@ use std::collections::{BTreeMap, HashSet};
 use attest_core::text::{clip, plural};
 use attest_core::{Answer, Outcome, Ref, Stop};
 
-use super::common::{fault, more_line};
 use super::{
     Context, MAX_LIMIT, PreviewArgs, Source, SourceAddArgs, SourceRemoveArgs, Sources, SourcesArgs, SuggestArgs,
     Suggestion, TITLE_CHARS, URL_CHARS,
@@ -13,6 +12,7 @@ use super::{
 use crate::model::now_stamp;
 use crate::research::{self, ResearchArgs};
 use crate::{FeedError, ingest};
+use attest_archive::tools::{fault, more_line};
 
 pub(super) async fn research_tool(ctx: &Context, a: ResearchArgs) -> Outcome {
     Ok(research::tool(ctx, a).await?)

@@ -110,7 +110,7 @@ pub struct NewItem {
     /// `feed`).
     pub tags: Vec<String>,
     /// Keyphrase tags extracted from the title and summary (stored with origin
-    /// `keyphrase`); filled by [`crate::ingest::add_keyphrases`], empty otherwise.
+    /// `keyphrase`); filled by the feed crate's `ingest::add_keyphrases`, empty otherwise.
     pub keyphrases: Vec<String>,
 }
 
@@ -333,6 +333,27 @@ pub struct ItemLink {
     pub url: Option<String>,
 }
 // ---- end of the rows attest-kg reads ------------------------------------------------
+
+/// What a reader's ranking depends on, read in one query: the archive's state and the
+/// reader's ratings. The ranking cache keeps a window while this is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankingState {
+    /// The newest item's id.
+    pub max_item: Option<i64>,
+    /// How many subscriptions there are.
+    pub feeds: i64,
+    /// The newest fetch of any subscription.
+    pub last_fetched: Option<String>,
+    /// How many ratings the reader has.
+    pub clicks: i64,
+    /// How many of them say useful.
+    pub useful: i64,
+    /// The newest rating's time.
+    pub last_click: Option<String>,
+    /// A checksum over (item, verdict, source) of the reader's ratings, so a verdict or
+    /// source changed by another process within the same second is seen.
+    pub verdicts: i64,
+}
 
 #[cfg(test)]
 mod tests {

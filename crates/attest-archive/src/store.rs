@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Transaction};
 
-use crate::fetch::{self, Validators};
+use crate::address::{self as fetch, Validators};
 use crate::model::{Click, ClickSource, Counts, Engagement, EngagementKind, Feed, Item, NewItem, Reader, now_stamp};
 use crate::{FeedError, Result};
 
@@ -187,7 +187,7 @@ impl FeedStore {
 
     /// Begin a write transaction that takes the write lock at once, so a concurrent
     /// writer waits (busy timeout) instead of failing half-way through.
-    pub(crate) async fn write_tx(&self) -> Result<Transaction<'static, Db>> {
+    pub async fn write_tx(&self) -> Result<Transaction<'static, Db>> {
         Ok(self.pool().begin_with("BEGIN IMMEDIATE").await?)
     }
 
@@ -736,6 +736,45 @@ impl FeedStore {
         .fetch_all(self.pool())
         .await?;
         Ok(rows.iter().map(|r| (r.get::<i64, _>("item_id"), r.get::<i64, _>("n"))).collect())
+    }
+
+    /// What a reader's ranking depends on (see [`crate::model::RankingState`]).
+    pub async fn ranking_state(&self, reader_id: i64) -> Result<crate::model::RankingState> {
+        let r = sqlx::query(
+            "SELECT (SELECT max(id) FROM items) AS max_item, (SELECT count(*) FROM feeds) AS feeds, \
+             (SELECT max(last_fetched) FROM feeds) AS last_fetched, \
+             (SELECT count(*) FROM clicks WHERE reader_id = $1) AS clicks, \
+             (SELECT coalesce(sum(useful), 0) FROM clicks WHERE reader_id = $1) AS useful, \
+             (SELECT max(at) FROM clicks WHERE reader_id = $1) AS last_click, \
+             (SELECT coalesce(sum(item_id * (5 * useful + CASE source WHEN 'ui' THEN 1 WHEN 'agent' THEN 2 \
+              WHEN 'implicit' THEN 3 WHEN 'simulated' THEN 4 ELSE 5 END)), 0) FROM clicks WHERE reader_id = $1) AS verdicts",
+        )
+        .bind(reader_id)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(crate::model::RankingState {
+            max_item: r.get("max_item"),
+            feeds: r.get("feeds"),
+            last_fetched: r.get("last_fetched"),
+            clicks: r.get("clicks"),
+            useful: r.get("useful"),
+            last_click: r.get("last_click"),
+            verdicts: r.get("verdicts"),
+        })
+    }
+
+    /// The newest item's publication time, when the archive has items.
+    pub async fn newest_published(&self) -> Result<Option<String>> {
+        Ok(sqlx::query("SELECT max(published) AS p FROM items").fetch_one(self.pool()).await?.get("p"))
+    }
+
+    /// The item whose link or GUID is `url` (the oldest, when several are), if any.
+    pub async fn item_id_by_url(&self, url: &str) -> Result<Option<i64>> {
+        let r = sqlx::query("SELECT id FROM items WHERE url = $1 OR guid = $1 ORDER BY id LIMIT 1")
+            .bind(url.trim())
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(r.map(|r| r.get("id")))
     }
 
     /// Title and link of each item that exists, in id order; unknown ids are left out.

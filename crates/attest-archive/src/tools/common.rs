@@ -8,7 +8,9 @@ use super::Row;
 use crate::FeedError;
 use crate::quality::RankingQuality;
 
-pub(super) fn fault(e: FeedError) -> Result<Answer<Value>, Fault> {
+/// A feed error as an answer: routine failures are refusals that say what to do; a
+/// database fault stays a fault.
+pub fn fault(e: FeedError) -> Result<Answer<Value>, Fault> {
     match e {
         e if e.is_busy() => Ok(Answer::refuse(
             "the feed database is busy (another process is writing, e.g. attest ingest); try again in a few seconds",
@@ -35,22 +37,21 @@ impl From<FeedError> for Stop {
     }
 }
 
-pub(super) fn sql(e: sqlx::Error) -> Stop {
-    Stop::Fault(Fault::new("feed database", e))
-}
-
-pub(super) fn unknown_item(id: i64) -> Answer<Value> {
+/// The refusal for an item id the archive does not have.
+pub fn unknown_item(id: i64) -> Answer<Value> {
     Answer::refuse(format!(
         "unknown item_id {id}: there is no such item in the archive. Item ids come from feed.list or feed.search."
     ))
     .with_options(vec!["feed.list".into(), "feed.search".into()])
 }
 
-pub(super) fn feed_fault(e: FeedError) -> Fault {
+/// A feed error as a fault.
+pub fn feed_fault(e: FeedError) -> Fault {
     Fault::new("feed database", e)
 }
 
-pub(super) fn quality_value(q: &RankingQuality) -> Value {
+/// The quality note as answer data (its caveat rides on the answer itself).
+pub fn quality_value(q: &RankingQuality) -> Value {
     let mut v = serde_json::to_value(q).unwrap_or(Value::Null);
     if let Some(o) = v.as_object_mut() {
         // The caveat rides on the answer itself.
@@ -59,10 +60,12 @@ pub(super) fn quality_value(q: &RankingQuality) -> Value {
     v
 }
 
-pub(super) fn more_line(more: usize, what: &str, hint: &str) -> String {
+/// " (N more …; hint)", or nothing when there are no more.
+pub fn more_line(more: usize, what: &str, hint: &str) -> String {
     if more == 0 { String::new() } else { format!(" ({more} more {what}; {hint})") }
 }
 
-pub(super) fn titles(items: &[Row], n: usize) -> String {
+/// The first `n` rows as `[id] title; …`.
+pub fn titles(items: &[Row], n: usize) -> String {
     items.iter().take(n).map(|r| format!("[{}] {}", r.item_id, clip(&r.title, 70))).collect::<Vec<_>>().join("; ")
 }
