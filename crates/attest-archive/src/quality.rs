@@ -121,7 +121,8 @@ pub fn assess(clicks: &[Click], terms: &ActiveTerms, eval: Option<&Evaluation>) 
                 "no rating is a person's: all {total} are generated ({named}), so treat the order as untrained"
             ));
         } else {
-            parts.push(format!("only {human} of {total} ratings are a person's ({named} are not)"));
+            let verb = if total - human == 1 { "is" } else { "are" };
+            parts.push(format!("only {human} of {total} ratings are a person's ({named} {verb} not)"));
         }
         if by_source.contains_key(ClickSource::Bootstrap.as_str()) {
             parts.push("bootstrap labels are ignored by ranking and evaluation".into());
