@@ -95,15 +95,17 @@ pub fn assess(clicks: &[Click], terms: &ActiveTerms, eval: Option<&Evaluation>) 
     } else if !terms.classifier {
         let (verdict, other) = if ev_not == 0 { ("useful", "not useful") } else { ("not useful", "useful") };
         let extra = if terms.preference { " plus disliked tags and sources" } else { "" };
+        let all = if evidence == 1 { "the one rating says".to_string() } else { format!("all {evidence} ratings say") };
         parts.push(format!(
-            "click classifier off: all {evidence} rating(s) say {verdict}, so the interests text{extra} ranks this; \
+            "click classifier off: {all} {verdict}, so the interests text{extra} ranks this; \
              mark an item {other} to train it"
         ));
     } else if evidence < FEW_CLICKS {
         parts.push(format!("only {evidence} ratings: the click classifier is on but weakly trained"));
     } else if minority < FEW_MINORITY {
         let label = if ev_useful < ev_not { "useful" } else { "not-useful" };
-        parts.push(format!("only {minority} {label} rating(s) of {evidence}: the classifier has little to contrast"));
+        let of = if minority == 1 { "rating" } else { "ratings" };
+        parts.push(format!("only {minority} {label} {of} of {evidence}: the classifier has little to contrast"));
     }
 
     // Who the ratings came from.
@@ -207,7 +209,7 @@ mod tests {
     fn one_class() {
         let q = assess(&clicks(&[(true, ClickSource::Ui, 3)]), &terms(false, false, 0.0), None);
         let c = q.caveat.unwrap();
-        assert!(c.starts_with("click classifier off: all 3 rating(s) say useful"), "{c}");
+        assert!(c.starts_with("click classifier off: all 3 ratings say useful"), "{c}");
         assert!(c.contains("mark an item not useful"));
     }
 
@@ -217,7 +219,7 @@ mod tests {
         assert!(assess(&few, &terms(true, true, 0.7), None).caveat.unwrap().contains("only 12 ratings"));
         let skewed = clicks(&[(true, ClickSource::Agent, 30), (false, ClickSource::Ui, 2)]);
         let c = assess(&skewed, &terms(true, true, 0.86), None).caveat.unwrap();
-        assert!(c.contains("only 2 not-useful rating(s) of 32"), "{c}");
+        assert!(c.contains("only 2 not-useful ratings of 32"), "{c}");
         let fine = clicks(&[(true, ClickSource::Ui, 15), (false, ClickSource::Ui, 10)]);
         assert_eq!(assess(&fine, &terms(true, true, 0.83), None).caveat, None);
     }

@@ -289,8 +289,51 @@ fn params_of(schema: &JsonObject) -> Vec<Param> {
     };
     props
         .iter()
-        .map(|(name, p)| Param { name: name.clone(), kind: json_type(p), required: required.contains(&name.as_str()) })
+        .map(|(name, p)| Param {
+            name: name.clone(),
+            kind: json_type(&resolve(p, schema)),
+            required: required.contains(&name.as_str()),
+        })
         .collect()
+}
+
+/// A property's schema with `$ref`s into the root's `$defs` (or `definitions`) followed
+/// and an optional's `anyOf: [T, null]` reduced to `T`, so a listing says what the
+/// value is rather than "object".
+fn resolve(p: &Value, root: &JsonObject) -> Value {
+    let mut p = p.clone();
+    for _ in 0..8 {
+        if let Some(r) = p.get("$ref").and_then(Value::as_str) {
+            let name = r.rsplit('/').next().unwrap_or(r);
+            let def = ["$defs", "definitions"].iter().find_map(|k| root.get(*k).and_then(|d| d.get(name)));
+            match def {
+                Some(d) => p = d.clone(),
+                None => break,
+            }
+            continue;
+        }
+        let variants = p.get("anyOf").and_then(Value::as_array).map(|a| {
+            a.iter().filter(|v| v.get("type").and_then(Value::as_str) != Some("null")).cloned().collect::<Vec<_>>()
+        });
+        match variants {
+            Some(v) if v.len() == 1 => p = v[0].clone(),
+            _ => break,
+        }
+    }
+    p
+}
+
+/// The values an enumerated parameter takes (`enum`, or `oneOf` of `const`s as schemars
+/// writes an enum whose variants carry docs).
+fn choices(p: &Value) -> Vec<String> {
+    let text = |v: &Value| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+    if let Some(e) = p.get("enum").and_then(Value::as_array) {
+        return e.iter().filter(|v| !v.is_null()).map(text).collect();
+    }
+    p.get("oneOf")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.get("const").or_else(|| v.get("enum")?.get(0))).map(text).collect())
+        .unwrap_or_default()
 }
 
 fn json_type(p: &Value) -> String {
@@ -299,7 +342,7 @@ fn json_type(p: &Value) -> String {
         Some(Value::Array(a)) => {
             a.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect::<Vec<_>>().join("|")
         }
-        _ if p.get("enum").is_some() => "string".into(),
+        _ if !choices(p).is_empty() => "string".into(),
         _ if p.get("$ref").is_some() || p.get("anyOf").is_some() => "object".into(),
         _ => "any".into(),
     }
@@ -313,12 +356,17 @@ fn describe_params(schema: &JsonObject) -> String {
     let props = schema.get("properties").and_then(Value::as_object);
     ps.iter()
         .map(|p| {
-            let prop = props.and_then(|m| m.get(&p.name));
+            let prop = props.and_then(|m| m.get(&p.name)).map(|v| resolve(v, schema));
+            let prop = prop.as_ref();
             let range = match (prop.and_then(|v| v.get("minimum")), prop.and_then(|v| v.get("maximum"))) {
                 (Some(lo), Some(hi)) => format!(" {lo} to {hi}"),
                 _ => String::new(),
             };
-            format!("{}{} ({}{range})", p.name, if p.required { "" } else { "?" }, p.kind)
+            let kind = match prop.map(choices).unwrap_or_default() {
+                c if c.is_empty() => p.kind.clone(),
+                c => format!("one of {}", c.join(", ")),
+            };
+            format!("{}{} ({kind}{range})", p.name, if p.required { "" } else { "?" })
         })
         .collect::<Vec<_>>()
         .join(", ")

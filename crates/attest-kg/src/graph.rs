@@ -79,6 +79,9 @@ pub struct Graph {
     /// Per node: its name without hyphens, and the fold keys of its words.
     keys: Vec<(String, Vec<String>)>,
     node_items: Vec<Vec<i64>>,
+    /// Tags that were read but are not concepts (too few items, or no co-occurrence
+    /// strong enough), by fold key: (name, items carrying it, the lowest item ids).
+    minor: HashMap<String, (String, usize, Vec<i64>)>,
     stats: BuildStats,
     params: Params,
     canon: Canon,
@@ -226,7 +229,18 @@ pub fn build_with(assignments: &[(i64, String)], params: Params, canon: &Canon) 
         folds.entry(fold_key(name)).or_insert(i as u32);
         keys.push((name.replace('-', ""), name.split('-').map(fold_key).collect()));
     }
-    Graph { graph, adj, names, folds, keys, node_items, stats, params, canon: canon.clone() }
+    let mut minor: HashMap<String, (String, usize, Vec<i64>)> = HashMap::new();
+    for (item, t) in &pairs {
+        if node_of[*t as usize] == u32::MAX {
+            let name = tag_names[*t as usize];
+            let e =
+                minor.entry(fold_key(name)).or_insert_with(|| (name.to_string(), tag_uses[*t as usize], Vec::new()));
+            if e.2.len() < params.max_evidence {
+                e.2.push(*item);
+            }
+        }
+    }
+    Graph { graph, adj, names, folds, keys, node_items, minor, stats, params, canon: canon.clone() }
 }
 
 /// How a concept was recognised.
@@ -309,6 +323,19 @@ pub enum Refusal {
         /// The concepts it could mean.
         candidates: Vec<String>,
     },
+    /// The text is a tag of what was read, but too rare to be a concept.
+    TooRare {
+        /// What was asked.
+        query: String,
+        /// The tag's name.
+        name: String,
+        /// On how many items it occurs.
+        uses: usize,
+        /// Whether it occurs on enough items but never with another concept often enough.
+        alone: bool,
+        /// The lowest ids of the items carrying it.
+        items: Vec<i64>,
+    },
     /// A path was asked between a concept and itself.
     SameConcept {
         /// The concept both ends resolved to.
@@ -328,6 +355,22 @@ impl fmt::Display for Refusal {
             }
             Refusal::Unknown { query, suggestions } => {
                 write!(f, "'{query}' is not a concept in what you have read; nearest: {}.", suggestions.join(", "))
+            }
+            Refusal::TooRare { query, name, uses, alone, items } => {
+                let tag = if name == query { format!("'{query}'") } else { format!("'{query}' (tag {name})") };
+                let on = items.iter().map(|i| format!("item {i}")).collect::<Vec<_>>().join(", ");
+                if *alone {
+                    write!(
+                        f,
+                        "{tag} is a tag on {uses} items you have read ({on}), but it never occurs together with another concept often enough to join the graph. feed.search finds what you read about it."
+                    )
+                } else {
+                    let n = if *uses == 1 { "one item".to_string() } else { format!("only {uses} items") };
+                    write!(
+                        f,
+                        "{tag} is a tag on {n} you have read ({on}): too few to be a concept (a concept is a tag several items share, occurring together with another). feed.search finds what you read about it."
+                    )
+                }
             }
             Refusal::Ambiguous { query, candidates } => {
                 write!(f, "'{query}' could be any of: {}. Say which.", candidates.join(", "))
@@ -657,7 +700,21 @@ impl Graph {
         if self.is_empty() {
             return Err(Refusal::EmptyGraph);
         }
-        let r = self.resolve(text).into_result()?;
+        let r = match self.resolve(text).into_result() {
+            Err(Refusal::Unknown { query, suggestions }) => {
+                let canonical = self.canon.canonical(&query);
+                let rare = [fold_key(&canonical), fold_key(&normalize(&query))]
+                    .into_iter()
+                    .find_map(|k| self.minor.get(&k).cloned());
+                return Err(match rare {
+                    Some((name, uses, items)) => {
+                        Refusal::TooRare { query, name, uses, alone: uses >= self.params.min_tag_uses.max(1), items }
+                    }
+                    None => Refusal::Unknown { query, suggestions },
+                });
+            }
+            other => other?,
+        };
         let i = self.names[&r.name];
         Ok((r, i))
     }

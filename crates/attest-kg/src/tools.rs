@@ -298,6 +298,7 @@ fn refusal(r: Refusal, loaded: &Loaded) -> Stop {
             Stop::refuse(format!("{r} Call kg.concepts with a prefix to see the concepts there are."))
                 .with_options(["kg.concepts", "feed.search"])
         }
+        Refusal::TooRare { .. } => Stop::refuse(r.to_string()).with_options(["feed.search", "kg.concepts"]),
         Refusal::Ambiguous { .. } => Stop::refuse(r.to_string()).with_options(["kg.concepts"]),
         Refusal::SameConcept { .. } => Stop::refuse(r.to_string()).with_options(["kg.neighbors"]),
     }
@@ -483,6 +484,13 @@ pub async fn communities(ctx: &Context, a: CommunitiesArgs) -> Outcome {
     let mut line = format!("{}: {}", plural(n_areas, "research area", "research areas"), shown.join(", "));
     if n_areas > rows.len() {
         line.push_str(&format!(" ({} shown; raise limit for more)", rows.len()));
+    }
+    if c.dropped > 0 {
+        line.push_str(&format!(
+            "; {} of fewer than {min_size} concepts not shown (a lower min_size shows {})",
+            plural(c.dropped, "smaller area", "smaller areas"),
+            if c.dropped == 1 { "it" } else { "them" }
+        ));
     }
     let mut caveats: Vec<String> = Vec::new();
     if c.modularity < 0.3 {
