@@ -54,9 +54,16 @@ enum Command {
         #[command(subcommand)]
         command: feed::FeedCommand,
     },
-    /// How well the ranking predicts a reader's own ratings (cross-validated AUC and
-    /// precision at 5).
-    Eval(feed::EvalArgs),
+    /// Measure: `eval routing FILE` scores the routers on labelled questions; `eval feed
+    /// --user NAME` (or `eval --user NAME`) how well the ranking predicts a reader's own
+    /// ratings (cross-validated AUC and precision at 5).
+    Eval {
+        #[command(subcommand)]
+        what: Option<EvalWhat>,
+        /// The reader, for the ranking evaluation (`attest eval --user NAME`, as before).
+        #[arg(long, env = "ATTEST_USER")]
+        user: Option<String>,
+    },
     /// Exact algebra and calculus: verify, check, simplify, solve, diff, integrate, eval.
     Sym {
         #[command(subcommand)]
@@ -161,6 +168,21 @@ enum EmitTarget {
     Claude,
 }
 
+/// What `attest eval` measures.
+#[derive(Debug, Clone, Subcommand)]
+pub enum EvalWhat {
+    /// Score the routers on a labelled file (one JSON object a line: `{"s": "feed|runs|kg|sym",
+    /// "q": "question", "t": "tool or null for ask-back", "args": {...}}`): right, routed to a
+    /// wrong tool, declined, stated arguments, and each miss. Exit 1 when any question
+    /// went to a wrong tool.
+    Routing {
+        /// The labelled file (`-` for stdin).
+        file: PathBuf,
+    },
+    /// How well the ranking predicts a reader's own ratings.
+    Feed(feed::EvalArgs),
+}
+
 /// Parse, run, and map the outcome to an exit code (2 for usage errors).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -199,7 +221,12 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
         Command::Claims { path, coverage, verdict } => claims(path, coverage, verdict, &config, json).await,
         Command::Ingest(args) => feed::ingest(args, &config, json).await,
         Command::Feed { command } => feed::run(command, &config, json).await,
-        Command::Eval(args) => feed::eval(args, &config, json).await,
+        Command::Eval { what: Some(EvalWhat::Routing { file }), .. } => eval_routing(&file, json),
+        Command::Eval { what: Some(EvalWhat::Feed(args)), .. } => feed::eval(args, &config, json).await,
+        Command::Eval { what: None, user: Some(user) } => feed::eval(feed::EvalArgs { user }, &config, json).await,
+        Command::Eval { what: None, user: None } => {
+            usage("say what to evaluate: `attest eval routing FILE` or `attest eval feed --user NAME`")
+        }
         Command::Sym { command } => sym::run(command, json).await,
         Command::Kg(command) => kg::run(command, &config).await,
         Command::Route { surface, question } => route(&surface, question),
@@ -466,6 +493,33 @@ fn router(namespace: &str) -> Option<fn(&str) -> Decision> {
 
 fn decision_json(d: &Decision) -> Value {
     json!({ "tool": d.tool, "args": d.args, "options": d.options, "answer": d.answer })
+}
+
+/// `attest eval routing FILE`.
+fn eval_routing(file: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    use attest_core::routing_eval;
+    let text = if file.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => return usage(format!("cannot read {}: {e}", file.display())),
+        }
+    };
+    let cases = match routing_eval::parse(&text) {
+        Ok(c) => c,
+        Err(e) => return usage(format!("{}: {e}", file.display())),
+    };
+    let report = routing_eval::score(&cases, |s, q| match router(s) {
+        Some(route) => route(q),
+        None => Decision::ask_back(format!("no router for '{s}'"), &[]),
+    });
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", routing_eval::render(&report));
+    }
+    Ok(if report.overall.wrong > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 fn route(surface: &str, question: Option<String>) -> anyhow::Result<ExitCode> {

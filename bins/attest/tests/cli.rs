@@ -56,6 +56,45 @@ fn route_reads_questions_from_stdin_in_order() {
 }
 
 #[test]
+fn eval_routing_scores_a_labelled_file_and_names_a_bad_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("a.db");
+    let file = tmp.path().join("q.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"s": "runs", "q": "which arm of the kdalpha sweep won on wer?", "t": "runs.compare", "args": {"metric": "wer"}}"#,
+            "\n",
+            r#"{"s": "kg", "q": "hello", "t": null}"#,
+            "\n",
+            r#"{"s": "feed", "q": "simplify (x+1)^2 - x^2", "t": "sym.simplify"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let o = attest(&["--json", "eval", "routing", file.to_str().unwrap()], &db, None);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["overall"]["turns"], 3, "{v}");
+    assert_eq!(v["overall"]["right"], 3, "{v}");
+    assert_eq!(v["overall"]["args_right"], 1, "{v}");
+    for s in ["runs", "kg", "feed"] {
+        assert_eq!(v["surfaces"][s]["turns"], 1, "{v}");
+    }
+    assert_eq!(v["misses"], serde_json::json!([]));
+
+    // A question routed to a wrong tool fails the run; a bad line is a usage error naming it.
+    std::fs::write(&file, "{\"s\": \"runs\", \"q\": \"which arm won?\", \"t\": \"runs.list\"}\n").unwrap();
+    let o = attest(&["eval", "routing", file.to_str().unwrap()], &db, None);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("1 misses"), "{}", text(&o));
+    std::fs::write(&file, "\n{\"s\": \"runs\"}\n").unwrap();
+    let o = attest(&["eval", "routing", file.to_str().unwrap()], &db, None);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("line 2: missing field `q`"), "{}", text(&o));
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("a.db");

@@ -11,6 +11,7 @@ pub mod ask;
 pub mod catalogue;
 pub mod config;
 pub mod route;
+pub mod routing_eval;
 pub mod stop;
 pub mod surface;
 pub mod text;

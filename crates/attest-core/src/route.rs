@@ -169,11 +169,28 @@ pub const ELSEWHERE: &[Marker] = &[
             "my paper right",
             "numbers in my",
             "claims in my",
+            "contradict the ledger",
+            "match the ledger",
+            "against the ledger",
         ],
     },
     Marker {
         tool: "runs.compare",
-        phrases: &["which arm", "my sweep", "the sweep", "best arm", "my ablation", "the ablation", "which run won"],
+        phrases: &[
+            "which arm",
+            "my sweep",
+            "the sweep",
+            "best arm",
+            "my ablation",
+            "the ablation",
+            "which run won",
+            "came out on top",
+            "won the sweep",
+        ],
+    },
+    Marker {
+        tool: "feed.persona_create",
+        phrases: &["create a persona", "new persona", "persona called", "persona named", "create a reader"],
     },
     Marker {
         tool: "feed.list",
@@ -206,6 +223,32 @@ pub const ELSEWHERE: &[Marker] = &[
         phrases: &["derivation", "identity", "this equation", "this formula", "this integral", "this derivative"],
     },
     Marker { tool: "sym.simplify", phrases: &["simplify", "factorise", "factorize"] },
+    Marker { tool: "sym.integrate", phrases: &["integrate", "integral of", "antiderivative of"] },
+    Marker { tool: "sym.differentiate", phrases: &["derivative of", "differentiate"] },
+    Marker { tool: "sym.solve", phrases: &["solve for"] },
+    Marker {
+        tool: "cite.search",
+        phrases: &["bib entries", "bibliography entries", "in my bibliography", "in my library"],
+    },
+];
+
+/// Phrases of a check of a draft's citation keys (`cite.check`), which both the
+/// provenance and the knowledge surfaces serve: written once, read by both routers.
+pub const CITE_CHECK_PHRASES: &[&str] = &[
+    "cite keys",
+    "cite key",
+    "citation keys",
+    "citations resolve",
+    "citations in my",
+    "unresolved cite*",
+    "unresolved citations",
+    "dangling cite*",
+    "broken citations",
+    "missing citations",
+    "check citations",
+    "check my citations",
+    "check the citations",
+    "every cite",
 ];
 
 /// If the question carries another surface's marker, decline it naming that surface.

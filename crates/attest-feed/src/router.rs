@@ -101,6 +101,15 @@ const HARVEST: &[&str] = &[
     "count what i read",
     "count my reading",
     "use my reading history",
+    "implicit ratings",
+    "implicit rating",
+    "weak positives",
+    "weak positive",
+    "read but not rated",
+    "opened but not rated",
+    "reads into ratings",
+    "into implicit",
+    "opened into",
 ];
 
 /// Deleting a reader.
@@ -166,6 +175,13 @@ const PERSONA_CREATE: &[&str] = &[
     "set up a persona",
     "set up a reader",
     "register a reader",
+    "make a reader",
+    "make a new reader",
+    "reader named",
+    "reader called",
+    "persona named",
+    "persona called",
+    "profile for",
 ];
 
 /// Changing a reader's interests (or stating them).
@@ -201,6 +217,9 @@ const PERSONA_UPDATE: &[&str] = &[
     "update the persona",
     "update my profile",
     "retune",
+    "append",
+    "to * interests",
+    "add to my interests",
 ];
 
 /// What the archive covers, as interests to pick.
@@ -224,6 +243,15 @@ const SUGGEST_INTERESTS: &[&str] = &[
     "top tags",
     "popular tags",
     "what tags",
+    "interest topics",
+    "ideas for my interests",
+    "what to write as my interests",
+    "what should my interests be",
+    "ideas from the archive",
+    "propose interests",
+    "propose some interests",
+    "propose topics",
+    "propose some topics",
 ];
 
 /// Feeds to subscribe to.
@@ -255,6 +283,12 @@ const SOURCE_SUGGEST: &[&str] = &[
     "feeds to add",
     "sources to add",
     "feeds worth",
+    "don't cover",
+    "do not cover",
+    "not covered",
+    "categories i'm missing",
+    "categories am i missing",
+    "uncovered categories",
 ];
 
 /// Unsubscribing.
@@ -274,6 +308,13 @@ const SOURCE_REMOVE: &[&str] = &[
     "delete source",
     "stop following",
     "stop subscribing",
+    "drop subscription",
+    "drop the subscription",
+    "remove subscription",
+    "remove the subscription",
+    "cancel subscription",
+    "cancel the subscription",
+    "unfollow",
 ];
 
 /// Looking at a feed before subscribing.
@@ -367,6 +408,10 @@ const RESEARCH: &[&str] = &[
     "been published",
     "published on",
     "published about",
+    "beyond my feeds",
+    "outside my feeds",
+    "not in my feeds",
+    "on the web",
 ];
 
 /// Why an item is placed where it is.
@@ -387,6 +432,11 @@ const EXPLAIN: &[&str] = &[
     "what put",
     "what puts",
     "reason for",
+    "being shown",
+    "shown to",
+    "did it match",
+    "what matched",
+    "why on earth",
 ];
 
 /// A verdict on an item (and, asked as a question about an item, a request for its reason).
@@ -874,13 +924,21 @@ static PERSONA_NAME: LazyLock<Regex> = LazyLock::new(|| {
 });
 static POSSESSIVE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b([\p{L}\p{N}][\p{L}\p{N}_.-]*)['’]s\s+(?:persona|profile|ratings|clicks|interests|reading|feed)\b",
+        r"(?i)\b([\p{L}\p{N}][\p{L}\p{N}_.-]*)['’]s\s+(?:persona|profile|ratings|clicks|interests|reading|feed|history|digest|list|week|items|reads|stuff)\b",
     )
     .expect("possessive pattern")
 });
 static SHOULD_NAME_READ: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:should|would|could|does|will)\s+([\p{L}][\p{L}\p{N}_.-]*)\s+(?:read|see|like|want)\b")
         .expect("reader pattern")
+});
+/// "… for marta", "… for ben pls": a name closing a request, not after a search verb
+/// ("search for diffusion" names no reader).
+static FOR_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:^|[^\p{L}])(?:(?:rate|rated|rating|ratings|digest|roundup|list|feeds|sources|suggest|suggestions|recommend|reset|erase|wipe|clear|forget|delete|status|profile|interests|topics|week|items|useful|helpful|picks|today)[\w\s,'-]{0,40}?)\bfor\s+([\p{L}][\p{L}\p{N}_.-]{1,30})\s*(?:,?\s*(?:pls|please|thanks|now|today|so\s+.*))?\s*[?.!]*$",
+    )
+    .expect("for-name pattern")
 });
 static ADD_TO_INTERESTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\badd\s+(.+?)\s+to\s+(?:my|the|\S+['’]s)\s+interests\b").expect("add pattern"));
@@ -972,6 +1030,19 @@ const NOT_NAMES: &[&str] = &[
     "someone",
     "anyone",
     "people",
+    "look",
+    "like",
+    "tomorrow",
+    "later",
+    "us",
+    "them",
+    "real",
+    "sure",
+    "both",
+    "each",
+    "good",
+    "fun",
+    "reading",
 ];
 
 /// Route a question to a feed tool, or ask back, or decline it to the surface that
@@ -1167,7 +1238,18 @@ fn persona_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     if let Some(name) = &a.facts.persona {
         args.insert("name".into(), Value::String(name.clone()));
     }
+    // A destructive tool goes ahead only when the question itself confirms it.
+    if matches!(a.tool, "feed.persona_delete" | "feed.persona_reset") && confirms(a.q) {
+        args.insert("confirm".into(), Value::Bool(true));
+    }
     Ok(args)
+}
+
+/// Whether a question confirms a destructive step in so many words ("confirm=true",
+/// "confirmed", "yes, I confirm").
+fn confirms(q: &Question) -> bool {
+    q.any(&["confirm true", "confirmed", "i confirm", "yes confirm", "confirm it", "confirm"]).is_some()
+        && q.any(&["don't confirm", "do not confirm", "without confirm*", "not confirmed", "unconfirmed"]).is_none()
 }
 
 /// The persona named, and the interests stated ("I work on …", "add X to my
@@ -1232,7 +1314,7 @@ fn trim_url(u: &str) -> &str {
 
 /// A persona named in the question, with the byte offset where its mention starts.
 fn persona_name(text: &str) -> Option<(usize, String)> {
-    for re in [&*PERSONA_NAME, &*POSSESSIVE_NAME, &*SHOULD_NAME_READ] {
+    for re in [&*POSSESSIVE_NAME, &*PERSONA_NAME, &*SHOULD_NAME_READ, &*FOR_NAME] {
         for c in re.captures_iter(text) {
             let name = c[1].trim_end_matches(['.', '-', '_']).to_string();
             if !name.is_empty() && !NOT_NAMES.contains(&name.to_lowercase().as_str()) {

@@ -32,13 +32,20 @@ const MAX_QUESTION_CHARS: usize = 2_000;
 
 /// The routing table, in order; the first rule that claims the question decides.
 ///
-/// 1. A citation question is asked back naming the surface's cite tools.
+/// 1. A citation question goes to the surface's cite tools: a stated key, DOI or arXiv
+///    id to `cite.lookup`, a draft's keys to `cite.check`, the bibliographies to
+///    `cite.sources`, words about references to `cite.search`; any other is asked back
+///    naming them.
 /// 2. A search of what was read, two concepts to connect, one concept's neighbourhood:
 ///    decided by what the extraction patterns capture ([`Facts`]).
 /// 3. The phrase table, with each tool's arguments (kg.central's metric, kg.concepts'
 ///    prefix), and a question back for feed.search, kg.path and kg.neighbors when the
 ///    question names no topic or concept to give them.
 pub static RULES: &[Rule<Facts>] = &[
+    Rule::new("cite.lookup", LOOKUP_PHRASES).when(states_key).args(lookup_key).because("a reference to look up"),
+    Rule::new("cite.check", CHECK_PHRASES).args(draft_path).because("the citation keys of a draft"),
+    Rule::new("cite.sources", SOURCES_PHRASES).because("where references come from"),
+    Rule::new("cite.search", SEARCH_REF_PHRASES).args(reference_words),
     Rule::new("cite.lookup", CITATION_PHRASES).args(citation),
     Rule::new("feed.search", &[]).when(states_search).args(search_query).because("a search of what you read"),
     Rule::new("kg.path", &[]).when(states_pair).args(pair).because("two concepts to connect"),
@@ -63,7 +70,11 @@ pub static RULES: &[Rule<Facts>] = &[
             "betweenness",
             "bridging",
             "bridge concepts",
+            "act as bridges",
+            "bridges between",
             "most connected",
+            "rated most",
+            "opened most",
         ],
     )
     .args(central_metric),
@@ -126,6 +137,16 @@ pub static RULES: &[Rule<Facts>] = &[
             "go with",
             "alongside",
             "around",
+            "surrounds",
+            "surrounding",
+            "closest to",
+            "closest concepts to",
+            "show up with",
+            "shows up with",
+            "appear with",
+            "appears with",
+            "read together with",
+            "read alongside",
         ],
     )
     .args(next_to_which),
@@ -143,7 +164,8 @@ pub static RULES: &[Rule<Facts>] = &[
             "my topics",
             "fields",
         ],
-    ),
+    )
+    .args(area_sizes),
     Rule::new(
         "kg.concepts",
         &[
@@ -187,13 +209,13 @@ fn re(p: &str) -> Regex {
 /// Trailing words that say where to look, not what to look for.
 static TAIL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)[\s,]*(?:in|from|across|within|among)\s+(?:what\s+i(?:'ve|\s+have)?\s+read|my\s+(?:reading|archive|papers|feed|library|graph)|the\s+(?:graph|archive))\s*$|[\s,]*(?:lately|recently|so\s+far|at\s+all)\s*$|[\s?.!,;:]+$",
+        r"(?i)[\s,]*(?:in|from|across|within|among)\s+(?:what\s+i(?:'ve|\s+have)?\s+(?:been\s+)?read(?:ing)?|my\s+(?:reading|archive|papers|feed|library|graph|concept\s+graph)|the\s+(?:graph|archive|concept\s+graph))\s*$|[\s,]*(?:lately|recently|so\s+far|at\s+all)\s*$|[\s,;:-]+(?:hop\s+by\s+hop|step\s+by\s+step|please|pls|thanks|(?:top|first|best)\s+\d+|\d+\s+of\s+them|any\s+size)\s*$|[\s,]+since\s+\d{4}-\d\d-\d\d\s*$|[\s?.!,;:]+$",
     )
 });
 
 static SEARCH: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:(?:did|have)\s+i\s+(?:ever\s+)?read\s+(?:anything\s+)?(?:about|on|regarding)|i(?:'ve|\s+have)?\s+read\s+about|what\s+(?:did|have)\s+i\s+read\s+(?:about|on|regarding)|(?:papers|articles|items)\s+(?:about|on|regarding)|search\s+(?:my\s+archive\s+)?for)\s+(?P<q>.+)$",
+        r"(?i)\b(?:search\s+(?:what\s+i(?:'ve|\s+have)?\s+(?:read|saved)|my\s+(?:reading|archive|papers|feed))\s+for|(?:is\s+there\s+)?anything\s+(?:in\s+(?:the|my)\s+(?:archive|reading|feed)\s+)?(?:about|on|regarding)|(?:items|papers|articles)\s+(?:did\s+i|i(?:'ve|\s+have)?)\s+read\s+(?:about|on|regarding)|(?:find|show|list|get)\s+(?:me\s+)?(?:the\s+)?(?:papers|articles|items|posts)\s+(?:about|on|regarding)|(?:did|have)\s+i\s+(?:ever\s+)?read\s+(?:anything\s+)?(?:about|on|regarding)|i(?:'ve|\s+have)?\s+read\s+about|what\s+(?:did|have)\s+i\s+read\s+(?:about|on|regarding)|(?:papers|articles|items)\s+(?:about|on|regarding)|search\s+(?:my\s+archive\s+)?for)\s+(?P<q>.+)$",
     )
 });
 
@@ -205,6 +227,8 @@ static PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"(?i)\b(?:what|which\s+concepts?)\s+(?:connects|links|bridges|joins|relates)\s+(?P<a>.+?)\s+(?:and|to|with|&)\s+(?P<b>.+)$",
         r"(?i)^(?:please\s+)?(?:connect|link|bridge)\s+(?P<a>.+?)\s+(?:and|to|with|&)\s+(?P<b>.+)$",
         r"(?i)\b(?:get|go|travel|bridge)\s+from\s+(?P<a>.+?)\s+to\s+(?P<b>.+)$",
+        r"(?i)^(?P<a>.+?)\s+(?:and|to|&|vs\.?)\s+(?P<b>.+?)[\s,;:-]+how\s+(?:do|does|are|is|might|can)\s+(?:they|these|the\s+two|both)\b.*$",
+        r"(?i)^how\s+(?:are|is|were)\s+(?P<a>.+?)\s+(?:and|&)\s+(?P<b>.+?)\s+(?:\w+ed|related|tied|intertwined)$",
     ]
     .iter()
     .map(|p| re(p))
@@ -213,14 +237,32 @@ static PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 static NEIGHBOR: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:related\s+to|neighbou?rs?\s+of|next\s+to|adjacent\s+to|near|close\s+to|associated\s+with|co-?occurs?\s+with|goes\s+with|go\s+with|alongside|around|connected\s+to|connects\s+to|linked\s+to|links\s+to)\s+(?P<a>.+)$",
+        r"(?i)\b(?:related\s+to|neighbou?rs?\s+of|next\s+to|adjacent\s+to|near|close\s+to|closest(?:\s+concepts)?\s+to|associated\s+with|co-?occurs?\s+with|goes\s+with|go\s+with|alongside|around|surrounds|surrounding|connected\s+to|connects\s+to|linked\s+to|links\s+to|(?:shows?|turns?)\s+up\s+with|appears?\s+with|(?:read|see|find)\s+(?:together\s+)?with|together\s+with)\s+(?P<a>.+)$",
     )
 });
 
-static CONCEPT_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+/// A reference named in a question: a DOI (bare or in a doi.org address), an arXiv id,
+/// or a citation key of the usual author-year-word shape.
+static REF_KEY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:starting\s+with|beginning\s+with|that\s+starts?\s+with|start\s+with|begin\s+with|spelled|spell|prefix|named|called|like)\s+["']?(?P<p>[\w.+#-]+)"#,
+        r"(?i)\b(?P<doi>10\.\d{4,9}/[^\s\x22'<>]+)|\b(?:arxiv:?\s*)?(?P<arxiv>\d{4}\.\d{4,5}(?:v\d+)?)\b|\b(?P<key>[a-z][a-z-]*\d{4}[a-z0-9_-]*)\b",
     )
+});
+
+/// What a search of the references is about: the words after about/on/by/with/titled.
+static REF_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^.*\b(?:about|on|by|with|titled|mentioning|regarding)\s+(?P<w>.+?)(?:\s+(?:in|from)\s+(?:my|the)\s+(?:library|bibliography|bib|references|refs|title))?[\s?.!]*$",
+    )
+});
+
+static CONCEPT_PREFIX: LazyLock<[Regex; 2]> = LazyLock::new(|| {
+    [
+        re(
+            r#"(?i)\b(?:starting\s+with|beginning\s+with|that\s+starts?\s+with|start\s+with|begin\s+with|prefix)\s+["']?(?P<p>[\w.+#-]+)"#,
+        ),
+        re(r#"(?i)\b(?:spelled|spell|named|called|like)\s+["']?(?P<p>[\w.+#-]+)"#),
+    ]
 });
 
 /// Quotes around a concept, straight or curly.
@@ -266,6 +308,62 @@ pub const CITATION_PHRASES: &[&str] = &[
     "doi for",
 ];
 
+/// Phrases that, with a key, DOI or arXiv id stated, ask for that reference.
+pub const LOOKUP_PHRASES: &[&str] = &[
+    "look up",
+    "lookup",
+    "bibtex",
+    "bib entry",
+    "bib record",
+    "record for",
+    "reference for",
+    "citation for",
+    "cite",
+    "doi",
+    "which reference",
+    "what reference",
+    "which paper is",
+    "what paper is",
+    "reference is",
+    "fetch",
+    "details of",
+    "details for",
+];
+
+/// Phrases of a check of a draft's citation keys (shared with the provenance router).
+pub const CHECK_PHRASES: &[&str] = attest_core::route::CITE_CHECK_PHRASES;
+
+/// Phrases about the bibliographies themselves.
+pub const SOURCES_PHRASES: &[&str] = &[
+    "citation sources",
+    "reference sources",
+    "bib files",
+    "bibliography files",
+    "my bibliographies",
+    "zotero",
+    "where do references come from",
+    "where references come from",
+];
+
+/// Phrases of a search of the references.
+pub const SEARCH_REF_PHRASES: &[&str] = &[
+    "bib entries",
+    "bibliography entries",
+    "entries in my bibliography",
+    "in my bibliography",
+    "in my library",
+    "my references",
+    "references about",
+    "references on",
+    "references by",
+    "references with",
+    "refs about",
+    "refs on",
+    "refs by",
+    "refs with",
+    "papers by",
+];
+
 /// What a question states, read once before any rule is tried.
 #[derive(Debug, Clone)]
 pub struct Facts {
@@ -276,6 +374,8 @@ pub struct Facts {
     pub body: String,
     /// The citation phrase it carries, if any.
     pub citation: Option<&'static str>,
+    /// A reference it names: a DOI, an arXiv id or a citation key (`vaswani2017attention`).
+    pub key: Option<String>,
     /// The topic of a search of what was read ("what did I read about X").
     pub search: Option<String>,
     /// Two concepts to connect ("how does X relate to Y").
@@ -308,9 +408,17 @@ impl attest_core::ask::Facts for Facts {
             .captures(&body)
             .map(|c| clean(&c["a"]))
             .filter(|a| !a.is_empty() && a.split_whitespace().count() <= 6);
-        let prefix = CONCEPT_PREFIX.captures(&body).map(|c| clean(&c["p"])).filter(|p| !p.is_empty());
-        let citation = q.any(CITATION_PHRASES);
-        Facts { q, body, citation, search, pair, one, prefix }
+        let prefix =
+            CONCEPT_PREFIX.iter().find_map(|r| r.captures(&body)).map(|c| clean(&c["p"])).filter(|p| !p.is_empty());
+        let citation = [CITATION_PHRASES, CHECK_PHRASES, SOURCES_PHRASES, SEARCH_REF_PHRASES]
+            .into_iter()
+            .find_map(|p| q.any(p))
+            .or_else(|| q.any(LOOKUP_PHRASES).filter(|_| REF_KEY.is_match(&q.raw)));
+        let key = REF_KEY.captures(&q.raw).and_then(|c| {
+            let k = c.name("doi").or(c.name("arxiv")).or(c.name("key"))?.as_str();
+            Some(k.trim_end_matches(['.', ',', ';', ':', '?', '!', ')']).to_string())
+        });
+        Facts { q, body, citation, key, search, pair, one, prefix }
     }
 
     fn words(&self) -> &Question {
@@ -320,6 +428,26 @@ impl attest_core::ask::Facts for Facts {
     /// A citation question is asked back naming the cite tools whatever else it says.
     fn keeps(&self, _own: Option<&Decision>) -> bool {
         self.citation.is_some()
+    }
+}
+
+fn states_key(a: &Asked<'_, Facts>) -> bool {
+    a.facts.key.is_some()
+}
+
+fn lookup_key(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(args(&[("key", a.facts.key.as_deref().unwrap_or_default())]))
+}
+
+/// cite.search's words: what the references are about (or by), else ask back.
+fn reference_words(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let words = REF_WORDS.captures(&a.q.raw).map(|c| clean(&c["w"])).filter(|w| !w.is_empty());
+    match words {
+        Some(w) => Ok(args(&[("query", &w)])),
+        None => Err(Decision::ask_back(
+            "Search the references for what? Give a few words of the title, an author or a year.",
+            &["cite.search", "cite.lookup"],
+        )),
     }
 }
 
@@ -346,7 +474,34 @@ fn citation(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 }
 
 fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Ok(args(&[("query", a.facts.search.as_deref().unwrap_or_default())]))
+    let mut out = args(&[("query", a.facts.search.as_deref().unwrap_or_default())]);
+    if let Some(since) = SINCE.captures(&a.q.raw) {
+        out.insert("since".into(), Value::String(since["d"].to_string()));
+    }
+    Ok(out)
+}
+
+/// cite.check's draft, when the question names a file.
+fn draft_path(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(DRAFT.captures(&a.q.raw).map_or_else(Args::new, |c| args(&[("path", &c["p"])])))
+}
+
+/// "since 2026-06-01": the date a search starts from.
+static SINCE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bsince\s+(?P<d>\d{4}-\d\d-\d\d)\b"));
+
+/// A draft's path: a word ending in a draft extension.
+static DRAFT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)(?P<p>[\w./~-]+\.(?:md|markdown|tex|qmd|rmd|ipynb))\b"));
+
+/// "top 8", "5 of them", "limit 3": how many rows a question asks for.
+static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:top|first|best|limit(?:\s+to)?|show\s+me)\s+(?P<n>\d{1,3})\b|\b(?P<m>\d{1,3})\s+of\s+them\b")
+});
+
+/// The limit a question states, as an argument.
+fn stated_limit(q: &str) -> Option<(String, Value)> {
+    let c = LIMIT.captures(q)?;
+    let n: i64 = c.name("n").or(c.name("m"))?.as_str().parse().ok()?;
+    Some(("limit".into(), Value::from(n)))
 }
 
 fn pair(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
@@ -355,24 +510,43 @@ fn pair(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 }
 
 fn one(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Ok(args(&[("source", a.facts.one.as_deref().unwrap_or_default())]))
+    let mut out = args(&[("concept", a.facts.one.as_deref().unwrap_or_default())]);
+    out.extend(stated_limit(&a.q.raw));
+    Ok(out)
 }
 
 /// kg.central's measure: most read, betweenness for bridges, else degree.
 fn central_metric(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    let metric = if a.q.any(&["most read", "read most", "read the most", "read about most"]).is_some() {
+    let metric = if a
+        .q
+        .any(&["most read", "read most", "read the most", "read about most", "rated most", "opened most"])
+        .is_some()
+    {
         "most_read"
     } else if a.q.any(&["betweenness", "bridging", "bridge concepts", "bridge", "bridges"]).is_some() {
         "betweenness"
     } else {
         "degree"
     };
-    Ok(args(&[("metric", metric)]))
+    let mut out = args(&[("metric", metric)]);
+    out.extend(stated_limit(&a.q.raw));
+    Ok(out)
+}
+
+/// kg.communities' limit, and `min_size=1` when any size is asked for.
+fn area_sizes(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut out: Args = stated_limit(&a.q.raw).into_iter().collect();
+    if a.q.any(&["any size", "all sizes", "even small", "including small", "smallest"]).is_some() {
+        out.insert("min_size".into(), Value::from(1));
+    }
+    Ok(out)
 }
 
 /// kg.concepts' prefix, when the question states one.
 fn concepts_prefix(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Ok(a.facts.prefix.as_deref().map_or_else(Args::new, |p| args(&[("prefix", p)])))
+    let mut out = a.facts.prefix.as_deref().map_or_else(Args::new, |p| args(&[("prefix", p)]));
+    out.extend(stated_limit(&a.q.raw));
+    Ok(out)
 }
 
 fn search_what(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
@@ -390,5 +564,5 @@ fn which_two(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
 }
 
 fn next_to_which(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Err(Decision::ask_back("Next to which concept? Pass source.", &["kg.neighbors", "kg.concepts"]))
+    Err(Decision::ask_back("Next to which concept? Pass concept.", &["kg.neighbors", "kg.concepts"]))
 }

@@ -31,6 +31,9 @@ pub const UNCLEAR: &str = "I can't tell which of these you mean: compare the arm
 /// begins. Runs and draft paths named in the question are taken out before matching,
 /// so `sweep_a` never reads as the word "sweep".
 pub static RULES: &[Rule<Facts>] = &[
+    // An explicit request to write results: an imperative write verb opening the
+    // question, about results (a number, or results/metrics/an arm named).
+    Rule::new("runs.record", &[]).when(asks_to_write).args(stated).because("a request to record results"),
     Rule::new(
         "runs.record",
         &[
@@ -105,6 +108,7 @@ pub static RULES: &[Rule<Facts>] = &[
         ],
     )
     .args(stated),
+    Rule::new("cite.check", attest_core::route::CITE_CHECK_PHRASES).args(stated),
     Rule::new(
         "runs.claims_check",
         &[
@@ -194,6 +198,8 @@ pub static RULES: &[Rule<Facts>] = &[
             "sync",
             "update the ledger",
             "update my ledger",
+            "into the ledger",
+            "into my ledger",
             "just added",
             "just wrote",
             "just finished",
@@ -318,6 +324,7 @@ pub const ARGS: &[(&str, &[&str])] = &[
     ("runs.claims_check", &["path"]),
     ("runs.claims_coverage", &["path"]),
     ("runs.record", &["family"]),
+    ("cite.check", &["path"]),
     ("runs.scan", &["confirm"]),
 ];
 
@@ -325,6 +332,20 @@ pub const ARGS: &[(&str, &[&str])] = &[
 /// that owns it.
 pub fn route(question: &str) -> Decision {
     ROUTER.decide(question, &Args::new())
+}
+
+/// Whether the question opens with a request to write results ("record …", "log the
+/// new results …", "please write down these results …"): the verb first (after a
+/// polite opening), and a number or results, metrics or an arm in it. A question that
+/// only mentions recording ("which runs were recorded?") is never one.
+fn asks_to_write(a: &Asked<'_, Facts>) -> bool {
+    const POLITE: &[&str] = &["please", "pls", "can", "could", "would", "you", "now", "go", "ahead", "and", "i", "want", "to", "i'd", "like", "kindly", "then"];
+    const VERBS: &[&str] = &["record", "log", "write", "save", "store", "enter"];
+    const OBJECTS: &[&str] = &["result", "results", "metric", "metrics", "arm", "arms", "score", "scores", "numbers"];
+    let words: Vec<&str> = a.q.words.iter().map(|w| w.text.as_str()).collect();
+    let Some(first) = words.iter().find(|w| !POLITE.contains(w)) else { return false };
+    VERBS.contains(first)
+        && (words.iter().any(|w| OBJECTS.contains(w)) || a.q.raw.chars().any(|c| c.is_ascii_digit()) && a.q.raw.contains('='))
 }
 
 fn names_draft(a: &Asked<'_, Facts>) -> bool {
@@ -520,7 +541,7 @@ fn known_metric(word: &str) -> bool {
 }
 
 fn is_path(t: &Tok<'_>) -> bool {
-    [".md", ".markdown", ".tex"].iter().any(|e| t.lower.ends_with(e) && t.lower.len() > e.len())
+    [".md", ".markdown", ".qmd", ".rmd", ".tex", ".ipynb"].iter().any(|e| t.lower.ends_with(e) && t.lower.len() > e.len())
 }
 
 fn run_like(t: &Tok<'_>) -> bool {
@@ -643,7 +664,7 @@ impl Facts {
     fn args_for(&self, tool: &str) -> Args {
         let keys = ARGS.iter().find(|(t, _)| *t == tool).map_or(&[][..], |(_, k)| *k);
         let mut args = Args::new();
-        let path = if tool.starts_with("runs.claims") { self.path.clone().or_else(|| self.dir.clone()) } else { None };
+        let path = if tool.starts_with("runs.claims") || tool == "cite.check" { self.path.clone().or_else(|| self.dir.clone()) } else { None };
         for key in keys {
             let v = match *key {
                 "family" => self.family.clone().map(Value::String),
