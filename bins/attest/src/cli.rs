@@ -271,7 +271,7 @@ pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
     let sources = citation_sources(config);
     c.extend(attest_runs::tools::catalogue(config, Some(claim_citations(&sources))).await?);
     c.extend(feed::catalogue(config).await?);
-    c.merge(attest_kg::tools::catalogue(config).await?);
+    c.merge(attest_kg::tools::catalogue(config, attest_feed::embed::from_env(|k| std::env::var(k).ok())).await?);
     c.merge(attest_cite::tools::tools(std::sync::Arc::clone(&sources)));
     c.merge(Catalogue::from(vec![attest_cite::tools::check_tool(sources, config.root.clone())]));
     c.merge(attest_sym::tools::catalogue(std::sync::Arc::new(sym_sandbox()?)));

@@ -107,7 +107,9 @@ pub const SURFACES: &[Surface] = &[
             "ATTEST_ZOTERO",
             "ATTEST_CITATION_WEB",
             "ATTEST_CITATION_CACHE",
-            // `feed.search` on this surface ranks like the feed surface's.
+            // `feed.search` on this surface ranks like the feed surface's (the embedding
+            // client is attest-openai, the one web client this binary links besides
+            // CrossRef).
             "EMBED_BASE_URL",
             "EMBED_MODEL",
             "EMBED_API_KEY",

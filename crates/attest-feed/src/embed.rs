@@ -2,6 +2,7 @@
 //! vectors, the service and its back-off) and, here, the HTTP embedder the environment
 //! names.
 
+#[cfg(not(feature = "fetch"))]
 use std::sync::Arc;
 
 pub use attest_archive::embed::*;
@@ -15,9 +16,7 @@ use attest_archive::rank::{EmbedError, EmbedKind, Embedder};
 pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Option<EmbedService> {
     #[cfg(feature = "fetch")]
     {
-        let config = crate::openai::EmbedConfig::from_env(get)?;
-        let key = config.key();
-        Some(EmbedService::new(Arc::new(crate::openai::HttpEmbedder::new(config)), key))
+        attest_openai::embed_service_from_env(get)
     }
     #[cfg(not(feature = "fetch"))]
     {

@@ -19,8 +19,9 @@
 pub mod embed;
 pub mod fetch;
 pub mod ingest;
+/// The JSON web client and the HTTP embedder (the `attest-openai` crate).
 #[cfg(feature = "fetch")]
-pub mod openai;
+pub use attest_openai as openai;
 pub mod opml;
 pub mod research;
 pub mod router;

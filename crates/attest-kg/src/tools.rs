@@ -21,6 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use attest_archive::embed::EmbedService;
 use attest_archive::{FeedError, FeedStore};
 use attest_core::text::{clip, plural};
 use attest_core::{Answer, Bounded, Catalogue, Config, Hints, Outcome, Ref, Stop, Tool, ToolSpec};
@@ -602,15 +603,18 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
 }
 
 /// The feed's `feed.search` tool over a store, alone: the knowledge surface links no
-/// other feed tool.
-pub fn feed_search(store: &FeedStore) -> Tool {
-    attest_archive::tools::search_tool(Arc::new(attest_archive::tools::Context::new(store.clone()).search_only()))
+/// other feed tool. With an embedding service it ranks as the feed surface does.
+pub fn feed_search(store: &FeedStore, embed: Option<EmbedService>) -> Tool {
+    let ctx = attest_archive::tools::Context::new(store.clone()).with_embedder(embed).search_only();
+    attest_archive::tools::search_tool(Arc::new(ctx))
 }
 
 /// Open the database named by `config` and build the knowledge catalogue over it
-/// (`kg.*` and `feed.search`; the binary adds the `cite.*` tools).
-pub async fn catalogue(config: &Config) -> Result<Catalogue, attest_store::StoreError> {
+/// (`kg.*` and `feed.search`, ranked with `embed` when given; the binary adds the
+/// `cite.*` tools). This crate reaches no network: the caller builds the embedding
+/// service (`attest_openai::embed_service_from_env`).
+pub async fn catalogue(config: &Config, embed: Option<EmbedService>) -> Result<Catalogue, attest_store::StoreError> {
     let store = FeedStore::new(Store::open(&config.db).await?);
-    let search = Some(feed_search(&store));
+    let search = Some(feed_search(&store, embed));
     Ok(tools(Arc::new(Context { store, params: Params::default(), search })))
 }

@@ -71,7 +71,7 @@ async fn catalogue(dir: &Path) -> Catalogue {
         http_token: None,
         metric_directions: None,
     };
-    attest_kg::tools::catalogue(&config).await.unwrap()
+    attest_kg::tools::catalogue(&config, None).await.unwrap()
 }
 
 /// The answer as JSON, with the machine-specific parts replaced.

@@ -20,6 +20,8 @@ const DOMAINS: &[&str] = &[
     "attest-runs",
     "attest-feed",
     "attest-archive",
+    "attest-openai",
+    "attest-claims",
     "attest-kg",
     "attest-cite",
     "attest-crossref",
@@ -34,9 +36,9 @@ const DOMAINS: &[&str] = &[
 const PROTOCOL: &[&str] = &["rmcp", "axum"];
 
 /// Crates that must stay pure: no database, no HTTP.
-const PURE: &[&str] = &["attest-sym", "attest-tags", "attest-core"];
+const PURE: &[&str] = &["attest-sym", "attest-tags", "attest-core", "attest-claims"];
 const DATABASE: &[&str] = &["sqlx", "rusqlite", "postgres", "tokio-postgres"];
-const HTTP: &[&str] = &["ureq", "reqwest", "hyper", "axum", "attest-crossref"];
+const HTTP: &[&str] = &["ureq", "reqwest", "hyper", "axum", "attest-crossref", "attest-openai"];
 
 /// Crates that hold data but never reach the network: a database is fine, an HTTP
 /// client at any depth is not.
@@ -59,7 +61,16 @@ struct Surface {
 const SURFACES: &[Surface] = &[
     Surface {
         package: "attest-provenance",
-        forbidden: &["attest-sym", "attest-feed", "attest-kg", "attest-crossref", "attest-sandbox", "ureq", "reqwest"],
+        forbidden: &[
+            "attest-sym",
+            "attest-feed",
+            "attest-kg",
+            "attest-crossref",
+            "attest-openai",
+            "attest-sandbox",
+            "ureq",
+            "reqwest",
+        ],
         http_only_via: &[],
     },
     Surface {
@@ -71,6 +82,7 @@ const SURFACES: &[Surface] = &[
             "attest-cite",
             "attest-store",
             "attest-crossref",
+            "attest-openai",
             "sqlx",
             "ureq",
             "reqwest",
@@ -87,7 +99,7 @@ const SURFACES: &[Surface] = &[
             // knowledge serves `feed.search` from attest-archive alone.
             "attest-feed",
         ],
-        http_only_via: &["attest-crossref"],
+        http_only_via: &["attest-crossref", "attest-openai"],
     },
     Surface {
         package: "attest-feed-bin",
@@ -314,7 +326,7 @@ fn offline_crates_have_no_http_client() {
     let mut bad = Vec::new();
     for p in OFFLINE {
         for (name, chain) in g.closure(p, &[]) {
-            if HTTP_CLIENTS.contains(&name.as_str()) || name == "attest-crossref" {
+            if HTTP_CLIENTS.contains(&name.as_str()) || name == "attest-crossref" || name == "attest-openai" {
                 bad.push(format!("{p} links {name} ({chain})"));
             }
         }

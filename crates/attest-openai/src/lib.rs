@@ -4,19 +4,25 @@
 //! [`JsonClient`] is the small, reusable part: GET or POST JSON with an end-to-end
 //! timeout, a cap on the body, http(s) addresses only, and an optional bearer key read
 //! from an environment variable by the caller. [`HttpEmbedder`] implements
-//! [`crate::rank::Embedder`] on top of it: batched requests, vectors put back in input
+//! [`attest_archive::rank::Embedder`] on top of it: batched requests, vectors put back in input
 //! order, validated (one per text, finite, all of one length, at least `EMBED_DIMS`
 //! long when that is set, truncated to it Matryoshka-style) and normalised to unit
 //! length. Every failure is an [`EmbedError`] with a one-line reason; ranking turns it
 //! into "embedding server unavailable (…): ranked by words only", never into an error.
 //!
-//! Only compiled with the `fetch` feature (which brings `ureq`).
+//! [`embed_service_from_env`] builds the archive's embedding service from the
+//! environment. This crate is the one place a JSON web client lives: the feed (for
+//! `feed.research`, the chat tagger and embeddings) and the knowledge surface (for
+//! embeddings only) link it; the provenance and symbolic surfaces never do.
+
+#![warn(missing_docs)]
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::rank::{EmbedError, EmbedKind, Embedder};
+use attest_archive::embed::EmbedService;
+use attest_archive::rank::{EmbedError, EmbedKind, Embedder};
 
 /// Limits of one [`JsonClient`].
 #[derive(Debug, Clone)]
@@ -96,7 +102,7 @@ pub enum HttpError {
 pub fn web_url(url: &str) -> Result<url::Url, HttpError> {
     match url::Url::parse(url.trim()) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(u),
-        _ => Err(HttpError::BadUrl(crate::clean::collapse_ws(url).chars().take(200).collect())),
+        _ => Err(HttpError::BadUrl(attest_archive::clean::collapse_ws(url).chars().take(200).collect())),
     }
 }
 
@@ -181,7 +187,7 @@ impl JsonClient {
             resp.body_mut().with_config().limit(self.opts.max_bytes).read_to_vec().map_err(|e| self.map_err(url, e))?;
         if !(200..300).contains(&status) {
             let text = String::from_utf8_lossy(&bytes);
-            let text = crate::clean::collapse_ws(&text);
+            let text = attest_archive::clean::collapse_ws(&text);
             let detail = if text.is_empty() { String::new() } else { format!(": {}", clip(&text, 160)) };
             return Err(HttpError::Status { url: url.into(), status, detail });
         }
@@ -319,7 +325,7 @@ impl HttpEmbedder {
 
 /// The original's asymmetric prompts (`embeddinggemma`): queries and documents are
 /// embedded differently. Documents arrive already as `title: … | text: …`
-/// ([`crate::embed::document_text`]).
+/// ([`attest_archive::embed::document_text`]).
 fn prompt(text: &str, kind: EmbedKind) -> String {
     match kind {
         EmbedKind::Query => format!("task: search result | query: {text}"),
@@ -411,6 +417,15 @@ pub fn parse_embeddings(answer: &Value, n: usize, dims: Option<usize>) -> Result
         v.iter_mut().for_each(|x| *x /= norm);
     }
     Ok(out)
+}
+
+/// The embedding service the environment names (`EMBED_BASE_URL`, `EMBED_MODEL`,
+/// `EMBED_API_KEY`, `EMBED_DIMS`, `EMBED_TIMEOUT`, read through `get`), or `None` when
+/// `EMBED_BASE_URL` is unset.
+pub fn embed_service_from_env(get: impl Fn(&str) -> Option<String>) -> Option<EmbedService> {
+    let config = EmbedConfig::from_env(get)?;
+    let key = config.key();
+    Some(EmbedService::new(std::sync::Arc::new(HttpEmbedder::new(config)), key))
 }
 
 #[cfg(test)]
