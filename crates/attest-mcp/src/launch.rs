@@ -3,20 +3,13 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use attest_core::config::ENV_VARS;
 use attest_core::{Catalogue, Config, ConfigInputs, Surface};
-use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
-use axum::middleware::Next;
-use axum::response::Response;
 use clap::Parser;
-use rmcp::ServiceExt;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use crate::http::{HttpOptions, serve_http};
 use crate::server::Served;
 
 /// Flags every server takes.
@@ -114,58 +107,22 @@ where
     }
 }
 
-/// Serve until the client disconnects (stdio) or the process is interrupted (HTTP).
+/// Serve until the client disconnects (stdio) or the process is told to stop
+/// (HTTP: SIGTERM or Ctrl-C, after in-flight calls finish).
 pub async fn serve(served: Served, transport: Transport, token: Option<&str>) -> anyhow::Result<()> {
     init_logging();
     match transport {
-        Transport::Stdio => {
-            let running = served.session().serve(rmcp::transport::stdio()).await.context("MCP handshake failed")?;
-            running.waiting().await.context("MCP session ended abnormally")?;
-            Ok(())
+        Transport::Stdio => crate::stdio::serve_stdio(served).await,
+        Transport::Http(addr) => {
+            let opts = HttpOptions::from_env(token)?;
+            if !addr.ip().is_loopback() && token.is_none() {
+                bail!(
+                    "refusing to serve on {addr}, which is not a loopback address, without a bearer token: set ATTEST_HTTP_TOKEN, or bind 127.0.0.1"
+                );
+            }
+            let listener =
+                tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+            serve_http(served, listener, opts, crate::http::shutdown_signal()).await
         }
-        Transport::Http(addr) => serve_http(served, addr, token).await,
     }
-}
-
-async fn serve_http(served: Served, addr: SocketAddr, token: Option<&str>) -> anyhow::Result<()> {
-    let loopback = addr.ip().is_loopback();
-    if !loopback && token.is_none() {
-        bail!(
-            "refusing to serve on {addr}, which is not a loopback address, without a bearer token: set ATTEST_HTTP_TOKEN, or bind 127.0.0.1"
-        );
-    }
-    let mut config = StreamableHttpServerConfig::default();
-    if !loopback {
-        // A token guards the endpoint; the Host check only protects loopback servers
-        // from DNS rebinding.
-        config = config.disable_allowed_hosts();
-    }
-    let service =
-        StreamableHttpService::new(move || Ok(served.session()), Arc::new(LocalSessionManager::default()), config);
-    let mut router = axum::Router::new().nest_service("/mcp", service);
-    if let Some(t) = token {
-        router = router.layer(axum::middleware::from_fn_with_state(Arc::<str>::from(t), require_bearer));
-    }
-    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
-    let local = listener.local_addr()?;
-    eprintln!("serving MCP over Streamable HTTP at http://{local}/mcp");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
-    Ok(())
-}
-
-async fn require_bearer(State(token): State<Arc<str>>, req: Request, next: Next) -> Result<Response, StatusCode> {
-    let given =
-        req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-    match given {
-        Some(g) if constant_time_eq(g.as_bytes(), token.as_bytes()) => Ok(next.run(req).await),
-        _ => Err(StatusCode::UNAUTHORIZED),
-    }
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

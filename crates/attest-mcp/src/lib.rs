@@ -7,8 +7,14 @@
 //! call [`surface_main`]; the CLI calls [`serve`].
 #![warn(missing_docs)]
 
+pub mod http;
 mod launch;
+pub mod protocol;
+pub mod schema;
 mod server;
+mod stdio;
 
+pub use http::{HttpOptions, serve_http};
 pub use launch::{CommonArgs, Transport, inputs_from_env, serve, surface_main};
 pub use server::{Served, Session};
+pub use stdio::{MAX_LINE as STDIO_MAX_LINE, serve_io};

@@ -118,10 +118,10 @@ impl Session {
         McpTool::new_with_raw(
             self.served.names.spell(t.name()),
             Some(t.spec.description.into()),
-            t.input_schema.clone(),
+            standard_schema(&t.input_schema),
         )
         .with_title(t.spec.title)
-        .with_raw_output_schema(t.output_schema.clone())
+        .with_raw_output_schema(standard_schema(&t.output_schema))
         .with_annotations(annotations)
     }
 
@@ -166,6 +166,13 @@ impl Session {
             }
         }
     }
+}
+
+/// A tool schema as clients see it: standard JSON Schema formats only.
+fn standard_schema(schema: &JsonObject) -> Arc<JsonObject> {
+    let mut s = schema.clone();
+    crate::schema::standardize(&mut s);
+    Arc::new(s)
 }
 
 /// The reply to an internal fault: `isError`, and nothing of the fault itself.
