@@ -184,6 +184,7 @@ async fn expand_never_widens_beyond_the_surface() {
 async fn every_tool_declares_annotations_and_an_output_schema() {
     let s = start(&[("ATTEST_EXPAND", "1")]).await;
     for t in s.tools().await {
+        attest_testkit::standard_formats_only(&t);
         let schema = t.output_schema.as_ref().unwrap_or_else(|| panic!("{} has no outputSchema", t.name));
         assert_eq!(schema.get("type"), Some(&json!("object")), "{}", t.name);
         let a = t.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", t.name));

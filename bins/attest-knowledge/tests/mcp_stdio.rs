@@ -122,6 +122,7 @@ async fn every_tool_declares_annotations_and_an_output_schema() {
     let db = planted(dir.path()).await;
     let s = start(&db, None, &[("ATTEST_EXPAND", "1")]).await;
     for t in s.tools().await {
+        attest_testkit::standard_formats_only(&t);
         let schema = t.output_schema.as_ref().unwrap_or_else(|| panic!("{} has no outputSchema", t.name));
         assert_eq!(schema.get("type"), Some(&json!("object")), "{}", t.name);
         let a = t.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", t.name));

@@ -149,3 +149,54 @@ pub fn validate(schema: &Value, instance: &Value, what: &str) {
         validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path)).collect();
     assert!(errors.is_empty(), "{what}: result does not match its outputSchema: {errors:?}\n{instance:#}");
 }
+
+/// The `format` values JSON Schema defines (draft 2020-12); anything else (`uint`,
+/// `int64`, `double`, …) makes strict clients warn or reject a tool.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Assert that a tool's input and output schemas use only standard `format`s, as a
+/// client sees them over the wire.
+pub fn standard_formats_only(tool: &Tool) {
+    fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(f)) = m.get("format") {
+                    if !STANDARD_FORMATS.contains(&f.as_str()) {
+                        out.push(format!("{at}: format {f}"));
+                    }
+                }
+                for (k, x) in m {
+                    walk(x, &format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| walk(x, &format!("{at}/{i}"), out)),
+            _ => {}
+        }
+    }
+    let mut bad = Vec::new();
+    walk(&Value::Object((*tool.input_schema).clone()), "input", &mut bad);
+    if let Some(o) = &tool.output_schema {
+        walk(&Value::Object((**o).clone()), "output", &mut bad);
+    }
+    assert!(bad.is_empty(), "{} uses non-standard schema formats: {bad:?}", tool.name);
+}
