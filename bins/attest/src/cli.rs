@@ -12,7 +12,7 @@ use attest_mcp::{CommonArgs, Served, Transport};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::{demo, emit, feed, kg, print, sym};
+use crate::{demo, emit, feed, kg, print, setup, sym};
 
 #[derive(Parser)]
 #[command(name = "attest", version, about = "Auditable research provenance, fully local.", propagate_version = true)]
@@ -33,8 +33,8 @@ enum Command {
         #[command(subcommand)]
         command: RunsCommand,
     },
-    /// Check the numbers in Markdown drafts against the ledger (exit 1 when any is
-    /// contradicted or malformed).
+    /// Check the numbers in drafts (Markdown, Quarto, R Markdown, LaTeX, Jupyter)
+    /// against the ledger (exit 1 when any is contradicted or malformed).
     Claims {
         /// A draft, or a directory of drafts (default: the research root).
         path: Option<PathBuf>,
@@ -92,6 +92,22 @@ enum Command {
     Backup {
         /// Where to write it; must not exist.
         dest: PathBuf,
+    },
+    /// Add or update attest's servers in an agent's configuration file, keeping
+    /// everything else (a backup is written first; --check only compares).
+    Setup {
+        /// hermes (~/.hermes/config.yaml) or claude (.mcp.json here).
+        #[arg(value_enum)]
+        agent: EmitTarget,
+        /// The configuration file (default: the agent's own).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Write nothing; exit 1 when the file differs from what setup would write.
+        #[arg(long)]
+        check: bool,
+        /// Where the surface binaries are (default: beside this executable).
+        #[arg(long)]
+        bin_dir: Option<PathBuf>,
     },
     /// Print agent configuration for the installed surface binaries.
     Emit {
@@ -238,20 +254,9 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
             Ok(ExitCode::SUCCESS)
         }
         Command::Emit { target, bin_dir } => {
-            let dir = match bin_dir {
-                Some(d) => d,
-                None => std::env::current_exe()?.parent().context("executable has no directory")?.to_path_buf(),
+            let Some(found) = surfaces_for_agents(bin_dir, &config)? else {
+                return Ok(ExitCode::from(2));
             };
-            let (found, missing) = emit::find_binaries(&dir);
-            for s in &missing {
-                eprintln!("note: {} is not installed in {}; its surface is left out", s.binary, dir.display());
-            }
-            if found.is_empty() {
-                return usage(format!(
-                    "no surface binaries in {}: install them first (see README), or pass --bin-dir",
-                    dir.display()
-                ));
-            }
             print!(
                 "{}",
                 match target {
@@ -261,8 +266,52 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Setup { agent, config: file, check, bin_dir } => {
+            let Some(found) = surfaces_for_agents(bin_dir, &config)? else {
+                return Ok(ExitCode::from(2));
+            };
+            let agent = match agent {
+                EmitTarget::Hermes => setup::Agent::Hermes,
+                EmitTarget::Claude => setup::Agent::Claude,
+            };
+            let path = match file {
+                Some(f) => f,
+                None => setup::default_path(agent)?,
+            };
+            match setup::run(agent, &path, check, &found, &config) {
+                Ok(code) => Ok(code),
+                Err(e) => usage(format!("{e:#}")),
+            }
+        }
         Command::Demo { workspace } => demo::run(workspace).await,
     }
+}
+
+/// The surface binaries in `bin_dir` (default: beside this executable), with a note for
+/// each missing one and for an unset research root; `None` (after saying why) when
+/// there are none.
+fn surfaces_for_agents(bin_dir: Option<PathBuf>, config: &Config) -> anyhow::Result<Option<Vec<emit::Found>>> {
+    let dir = match bin_dir {
+        Some(d) => std::path::absolute(&d).unwrap_or(d),
+        None => std::env::current_exe()?.parent().context("executable has no directory")?.to_path_buf(),
+    };
+    let (found, missing) = emit::find_binaries(&dir);
+    for s in &missing {
+        eprintln!("note: {} is not installed in {}; its surface is left out", s.binary, dir.display());
+    }
+    if found.is_empty() {
+        eprintln!(
+            "attest: no surface binaries in {}: install them first (see README), or pass --bin-dir",
+            dir.display()
+        );
+        return Ok(None);
+    }
+    if config.root.is_none() {
+        eprintln!(
+            "note: RESEARCH_ROOT is not set, so the provenance and knowledge servers get no research root; set it (or pass --root) and run this again"
+        );
+    }
+    Ok(Some(found))
 }
 
 /// Every tool linked into this binary, optionally cut to one surface.

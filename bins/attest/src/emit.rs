@@ -68,23 +68,31 @@ fn yaml_str(s: &str) -> String {
 pub fn hermes(found: &[Found], config: &Config) -> String {
     let mut out = String::from("mcp_servers:\n");
     for f in found {
-        out.push_str(&format!("  {}:\n", f.surface.binary));
-        out.push_str(&format!("    command: {}\n", yaml_str(&f.path.display().to_string())));
-        out.push_str("    args: []\n");
-        let env = env_for(f.surface, config);
-        if env.is_empty() {
-            out.push_str("    env: {}\n");
-        } else {
-            out.push_str("    env:\n");
-            for (k, v) in env {
-                out.push_str(&format!("      {k}: {}\n", yaml_str(&v)));
-            }
-        }
-        out.push_str("    timeout: 120\n");
-        // attest advertises neither resources nor prompts; say so, so Hermes adds no
-        // utility tools for them either.
-        out.push_str("    tools: {resources: false, prompts: false}\n");
+        out.push_str(&hermes_entry(f, config, 2));
     }
+    out
+}
+
+/// One server's entry under `mcp_servers`, its name at `indent` spaces and each level
+/// below it `indent` more.
+pub fn hermes_entry(f: &Found, config: &Config, indent: usize) -> String {
+    let (i1, i2, i3) = (" ".repeat(indent), " ".repeat(indent * 2), " ".repeat(indent * 3));
+    let mut out = format!("{i1}{}:\n", f.surface.binary);
+    out.push_str(&format!("{i2}command: {}\n", yaml_str(&f.path.display().to_string())));
+    out.push_str(&format!("{i2}args: []\n"));
+    let env = env_for(f.surface, config);
+    if env.is_empty() {
+        out.push_str(&format!("{i2}env: {{}}\n"));
+    } else {
+        out.push_str(&format!("{i2}env:\n"));
+        for (k, v) in env {
+            out.push_str(&format!("{i3}{k}: {}\n", yaml_str(&v)));
+        }
+    }
+    out.push_str(&format!("{i2}timeout: 120\n"));
+    // attest advertises neither resources nor prompts; say so, so Hermes adds no
+    // utility tools for them either.
+    out.push_str(&format!("{i2}tools: {{resources: false, prompts: false}}\n"));
     out
 }
 

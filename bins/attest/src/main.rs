@@ -9,6 +9,7 @@ mod emit;
 mod feed;
 mod kg;
 mod print;
+mod setup;
 mod sym;
 
 use std::process::ExitCode;

@@ -180,10 +180,10 @@ pub fn standard_formats_only(tool: &Tool) {
     fn walk(v: &Value, at: &str, out: &mut Vec<String>) {
         match v {
             Value::Object(m) => {
-                if let Some(Value::String(f)) = m.get("format") {
-                    if !STANDARD_FORMATS.contains(&f.as_str()) {
-                        out.push(format!("{at}: format {f}"));
-                    }
+                if let Some(Value::String(f)) = m.get("format")
+                    && !STANDARD_FORMATS.contains(&f.as_str())
+                {
+                    out.push(format!("{at}: format {f}"));
                 }
                 for (k, x) in m {
                     walk(x, &format!("{at}/{k}"), out);
