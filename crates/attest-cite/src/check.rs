@@ -1,9 +1,9 @@
 //! The citation lint: claims whose `cite=` key no configured source knows.
 //!
-//! Reading drafts and parsing claims belongs to the claim checker (`attest-runs`); this
-//! module takes the claims' locations and keys as plain data, so the two crates do not
-//! depend on each other. It is a lint on the key only, never a judgement of what the
-//! cited work says.
+//! Reading drafts and finding claims belongs to the pure claim crate (`attest-claims`,
+//! which [`crate::scan`] calls); this module takes the claims' locations and keys as
+//! plain data, so it serves any caller (the claim checker in `attest-runs` passes its
+//! own). It is a lint on the key only, never a judgement of what the cited work says.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -15,7 +15,8 @@
 //! The [`Resolver`] loads the local sources once, when it is built; lookups and searches
 //! are then answered from memory. [`check::uncited`] is the claim lint (a `cite=` key no
 //! source knows) and [`tools`] holds the `cite.*` catalogue entries. Nothing here depends
-//! on the run ledger: the caller reads the claims and passes their keys in.
+//! on the run ledger: the caller reads the claims (through `attest-claims`, as [`scan`]
+//! does) and passes their keys in.
 //!
 //! The behaviour in detail, and where it differs from the original tool, is in
 //! `specs/cite.md`.

@@ -1,13 +1,14 @@
-//! A deliberately small reader of the `cite=` keys in claim comments, and the
-//! `cite.check` tool built on it.
+//! Reading the `cite=` keys of a draft's claims, and the `cite.check` tool built on it.
 //!
-//! A claim is an HTML comment in a Markdown draft:
-//! `<!-- claim: project/run metric=wer value=0.0704 cite=vaswani2017attention -->`.
-//! The full claim grammar (metrics, values, tolerances, verdicts) lives in
-//! `attest-runs`; this reader only needs to know where a claim is, whether it closes
-//! and which key it cites, so the citation crate does not depend on the run ledger.
-//! The duplication is noted in `specs/knowledge-surface.md`: a change to how claims
-//! open (`<!-- claim:`) or name their key (`cite=`) must be made in both places.
+//! Claims are read through `attest_claims`, the pure claim grammar the claim checker
+//! (`attest-runs`) uses too, so both agree on where a claim is in every format:
+//! `<!-- claim: project/run metric=wer value=0.0704 cite=vaswani2017attention -->` in
+//! Markdown, Quarto, R Markdown and notebook Markdown cells, `% claim: … cite=KEY` in
+//! LaTeX. This lint reads a claim's `cite=` key leniently ([`attest_claims::cite_key`]:
+//! quotes allowed, the other fields not checked), so a key is linted even while the
+//! claim's numbers are still being written; only an annotation that cannot be read at
+//! all (never closed, or a Markdown claim printed in LaTeX text) is reported, and its
+//! key is not checked.
 //!
 //! [`resolver_config`] turns the environment (read by the binary, passed in as a
 //! lookup function) into a [`ResolverConfig`].
@@ -23,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use crate::tools::{CheckData, check_answer};
 use crate::{Resolver, ResolverConfig, Sources};
 
-/// Drafts larger than this are skipped (and reported), not read.
-pub const MAX_DRAFT_BYTES: u64 = 20 * 1024 * 1024;
+pub use attest_claims::MAX_DRAFT_BYTES;
+use attest_claims::{Format, cite_key};
 /// Most drafts one scan reads.
 pub const MAX_DRAFTS: usize = 5_000;
 
@@ -47,121 +48,66 @@ pub struct CitedClaim {
 pub struct Scan {
     /// Drafts read.
     pub files: usize,
-    /// Claim comments seen (well-formed ones).
+    /// Claim annotations seen that close (their other fields are not checked here).
     pub claims: usize,
     /// The claims that carry a `cite=` key, in draft order.
     pub cited: Vec<CitedClaim>,
-    /// Claim comments that could not be read (`file:line: why`).
+    /// Claim annotations that could not be read at all (`file:line: why`): never closed,
+    /// or a Markdown claim in LaTeX text.
     pub malformed: Vec<String>,
     /// Drafts found but not read, and why.
     pub skipped: Vec<String>,
 }
 
 fn label(path: &Path, base: Option<&Path>) -> String {
-    base.and_then(|b| path.strip_prefix(b).ok())
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(path)
-        .display()
-        .to_string()
+    base.map_or_else(|| path.display().to_string(), |b| attest_claims::label(path, b))
 }
 
-fn is_draft(p: &Path) -> bool {
-    matches!(p.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref(), Some("md" | "markdown"))
-}
-
-fn drafts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-    if depth > 12 || out.len() >= MAX_DRAFTS {
-        return;
-    }
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = rd.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('.') || name == "node_modules" || name == "target" {
-            continue;
-        }
-        let Ok(ft) = e.file_type() else { continue };
-        if ft.is_dir() {
-            drafts(&e.path(), depth + 1, out);
-        } else if ft.is_file() && is_draft(&e.path()) && out.len() < MAX_DRAFTS {
-            out.push(e.path());
-        }
-    }
-}
-
-/// The `cite=` value of a claim body, without quotes; `None` when there is none.
-fn cite_key(body: &str) -> Option<String> {
-    let at = body.match_indices("cite=").find(|(i, _)| *i == 0 || body[..*i].ends_with(char::is_whitespace))?.0;
-    let rest = &body[at + 5..];
-    let key = match rest.chars().next() {
-        Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
-        _ => rest.split(char::is_whitespace).next().unwrap_or(""),
-    };
-    Some(key.trim().to_string())
-}
-
-/// Read the claim comments of one draft's text into `scan`.
+/// Read the claim comments of one Markdown draft's text into `scan`.
 pub fn scan_text(text: &str, file: &str, scan: &mut Scan) {
-    let mut from = 0;
-    while let Some(open) = text[from..].find("<!--").map(|i| i + from) {
-        let body_start = open + 4;
-        let line = text[..open].matches('\n').count() + 1;
-        let is_claim = text[body_start..].trim_start().starts_with("claim:");
-        match text[body_start..].find("-->") {
-            Some(close) => {
-                if is_claim {
-                    let body = &text[body_start..body_start + close];
-                    scan.claims += 1;
-                    if let Some(key) = cite_key(body) {
-                        scan.cited.push(CitedClaim { file: file.to_string(), line, key });
-                    }
+    // Markdown never fails to read.
+    let _ = scan_text_as(Format::Markdown, text, file, scan);
+}
+
+/// Read the claim annotations of one draft's text, in its format, into `scan`. `Err`
+/// (and nothing added) for a notebook that is not nbformat 4 JSON, saying why.
+pub fn scan_text_as(format: Format, text: &str, file: &str, scan: &mut Scan) -> Result<(), String> {
+    for a in attest_claims::annotations(format, text)? {
+        match a.body {
+            Ok(body) => {
+                scan.claims += 1;
+                if let Some(key) = cite_key(&body) {
+                    scan.cited.push(CitedClaim { file: file.to_string(), line: a.line, key });
                 }
-                from = body_start + close + 3;
             }
-            None => {
-                if is_claim {
-                    scan.malformed.push(format!("{file}:{line}: the claim comment never closes (add -->)"));
-                }
-                break;
+            Err(problem) => {
+                let m = attest_claims::Malformed { file: file.to_string(), line: a.line, cell: a.cell, problem };
+                scan.malformed.push(m.to_string());
             }
         }
     }
+    Ok(())
 }
 
-/// Read every claim in a Markdown draft, or in the drafts (`*.md`, `*.markdown`) under
-/// a directory (hidden folders, `node_modules` and `target` skipped). Files are labelled
-/// relative to `base` when inside it. A path that does not exist is an error; a draft
-/// that cannot be read or is over [`MAX_DRAFT_BYTES`] is listed in `skipped`.
+/// Read every claim in a draft, or in the drafts under a directory (Markdown, Quarto,
+/// R Markdown, LaTeX and Jupyter notebooks, by extension; hidden folders,
+/// `node_modules` and `target` skipped; at most [`MAX_DRAFTS`]), as
+/// [`attest_claims::drafts`] finds them. Files are labelled relative to `base` when
+/// inside it. A path that does not exist is an error; a draft that cannot be read
+/// (over [`MAX_DRAFT_BYTES`], not UTF-8, a notebook that is not JSON) is listed in
+/// `skipped`.
 pub fn scan(path: &Path, base: Option<&Path>) -> std::io::Result<Scan> {
-    let meta = std::fs::metadata(path)?;
-    let mut files = Vec::new();
-    if meta.is_dir() {
-        drafts(path, 0, &mut files);
-    } else {
-        files.push(path.to_path_buf());
-    }
+    std::fs::metadata(path)?;
+    let mut files = attest_claims::drafts(path);
+    files.truncate(MAX_DRAFTS);
     let mut out = Scan::default();
     for f in files {
         let name = label(&f, base);
-        match std::fs::metadata(&f) {
-            Ok(m) if m.len() > MAX_DRAFT_BYTES => {
-                out.skipped.push(format!("{name}: over {} MB, not read", MAX_DRAFT_BYTES / (1024 * 1024)));
-                continue;
-            }
-            Err(e) => {
-                out.skipped.push(format!("{name}: {e}"));
-                continue;
-            }
-            _ => {}
-        }
-        match std::fs::read(&f) {
-            Ok(bytes) => {
-                out.files += 1;
-                scan_text(&String::from_utf8_lossy(&bytes), &name, &mut out);
-            }
-            Err(e) => out.skipped.push(format!("{name}: {e}")),
+        let read = attest_claims::read_draft(&f)
+            .and_then(|text| scan_text_as(Format::of_or_markdown(&f), &text, &name, &mut out));
+        match read {
+            Ok(()) => out.files += 1,
+            Err(reason) => out.skipped.push(format!("{name}: {reason}")),
         }
     }
     Ok(out)
@@ -207,8 +153,9 @@ pub fn resolver_config(get: impl Fn(&str) -> Option<String>, root: Option<&Path>
 /// Arguments of `cite.check`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckArgs {
-    /// A Markdown draft or a directory of drafts, relative to the research root or
-    /// absolute inside it (default: the whole root).
+    /// A draft (Markdown, Quarto, R Markdown, LaTeX or Jupyter) or a directory of
+    /// drafts, relative to the research root or absolute inside it (default: the whole
+    /// root).
     #[serde(default)]
     pub path: Option<String>,
 }
@@ -278,7 +225,7 @@ pub async fn check(resolver: &Resolver, root: Option<&Path>, args: CheckArgs) ->
             format!(" ({})", clip(&found.skipped.join("; "), 400))
         };
         return Ok(Answer::refuse(format!(
-            "no Markdown draft (*.md) was read under {}{why}; pass path= to a draft",
+            "no draft (.md, .qmd, .Rmd, .tex or .ipynb) was read under {}{why}; pass path= to a draft",
             path.display()
         )));
     }
@@ -290,8 +237,8 @@ pub async fn check(resolver: &Resolver, root: Option<&Path>, args: CheckArgs) ->
     let mut caveats = Vec::new();
     if n_malformed > 0 {
         caveats.push(format!(
-            "{} never closes, so its key was not checked (see malformed)",
-            plural(n_malformed, "claim comment", "claim comments")
+            "{} could not be read (never closed, or a Markdown claim printed in LaTeX text), so no key there was checked (see malformed)",
+            plural(n_malformed, "claim annotation", "claim annotations")
         ));
     }
     if !found.skipped.is_empty() {
@@ -317,7 +264,7 @@ pub fn check_tool(sources: Arc<Sources>, root: Option<PathBuf>) -> Tool {
         ToolSpec {
             name: "cite.check",
             title: "Do my citations resolve?",
-            description: "Check that every cite= key in your draft's claims names a reference in your .bib files or Zotero library.\n\nClaims are HTML comments like <!-- claim: project/run metric=wer value=0.07 cite=vaswani2017attention -->. Lists each unknown key with file:line. Checks the key only, never what the cited work says. Read-only.",
+            description: "Check that every cite= key in your draft's claims names a reference in your .bib files or Zotero library.\n\nClaims are comments like <!-- claim: project/run metric=wer value=0.07 cite=vaswani2017attention --> in Markdown, Quarto, R Markdown and notebooks, or % claim: … cite=KEY in LaTeX. Lists each unknown key with file:line. Checks the key only, never what the cited work says. Read-only.",
             hints: Hints::READ,
         },
         move |a: CheckArgs| {
@@ -346,7 +293,13 @@ mod tests {
                 CitedClaim { file: "d.md".into(), line: 5, key: "smith 2020".into() },
             ]
         );
-        assert_eq!(s.malformed, vec!["d.md:6: the claim comment never closes (add -->)".to_string()]);
+        assert_eq!(
+            s.malformed,
+            vec![
+                "d.md:6: this claim comment is never closed: there is no `-->` after it; end the claim with `-->`"
+                    .to_string()
+            ]
+        );
     }
 
     #[test]
@@ -364,6 +317,27 @@ mod tests {
         assert_eq!(s.files, 1);
         assert_eq!(s.cited[0].file, "paper/draft.md");
         assert!(scan(&d.path().join("missing"), None).is_err());
+    }
+
+    #[test]
+    fn reads_keys_in_every_draft_format() {
+        let mut s = Scan::default();
+        let tex = "0.5 % claim: p/r metric=m value=0.5 cite=doe2024\n50\\% claim: p/x cite=no\n% <!-- claim: p/q cite=\"a b\"\n";
+        scan_text_as(Format::Latex, tex, "p.tex", &mut s).unwrap();
+        assert_eq!(s.claims, 1);
+        assert_eq!(s.cited, vec![CitedClaim { file: "p.tex".into(), line: 1, key: "doe2024".into() }]);
+        assert_eq!(s.malformed.len(), 1, "the unclosed HTML form: {:?}", s.malformed);
+        assert!(s.malformed[0].starts_with("p.tex:3: this claim comment is never closed"), "{:?}", s.malformed);
+
+        let fixtures =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/claims").canonicalize().unwrap();
+        let all = scan(&fixtures, Some(&fixtures)).unwrap();
+        assert_eq!((all.files, all.claims, all.skipped.len()), (4, 10, 0), "{all:?}");
+        assert_eq!(all.cited, vec![CitedClaim { file: "notebook.ipynb".into(), line: 34, key: "nobody2099".into() }]);
+        let mut bad = Scan::default();
+        assert!(
+            scan_text_as(Format::Notebook, "[", "n.ipynb", &mut bad).unwrap_err().contains("not a Jupyter notebook")
+        );
     }
 
     #[test]

@@ -281,9 +281,10 @@ pub fn check_answer(
     } else {
         let first = &found[0];
         format!(
-            "{} of {} with cite= name a key no source has; first: {} cite={}. Add the references to a .bib file or Zotero, or correct the keys",
+            "{} of {} with cite= {} a key no source has; first: {} cite={}. Add the references to a .bib file or Zotero, or correct the keys",
             found.len(),
             plural(n_cited, "claim", "claims"),
+            if found.len() == 1 { "names" } else { "name" },
             first.place(),
             first.key
         )

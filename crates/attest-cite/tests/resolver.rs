@@ -105,7 +105,7 @@ async fn uncited_lists_claims_whose_key_resolves_nowhere() {
     let a = check_answer(&claims, 6, vec![], &r);
     assert!(a.ok);
     assert!(
-        a.answer.starts_with("1 of 3 claims with cite= name a key no source has; first: paper/draft.md:9"),
+        a.answer.starts_with("1 of 3 claims with cite= names a key no source has; first: paper/draft.md:9"),
         "{}",
         a.answer
     );

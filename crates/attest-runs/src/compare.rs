@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::direction::{Direction, Directions, stem};
 use crate::discover::{Adapter, Metric, RunCaveat};
-use crate::family::{seed_from, split_from, without_seed};
+use crate::family::{arm_label, seed_from, split_of_metric, varying_keys, without_seed};
 
 /// Below this many evaluated samples, a value is provisional.
 pub const SMALL_SAMPLE: i64 = 30;
@@ -44,8 +44,29 @@ pub struct ArmRun {
     pub corpus_contested: Option<String>,
     /// Caveats recorded at scan time.
     pub caveats: Vec<RunCaveat>,
+    /// Its configuration, when recorded (arms are labelled by what varies in it).
+    pub config: Option<serde_json::Value>,
     /// All its metric rows.
     pub metrics: Vec<Metric>,
+}
+
+/// What a comparison knows beyond the runs: a declared grouping (`attest.toml`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompareOptions {
+    /// Arm labels by run name, declared; they replace labels read from configs.
+    pub labels: BTreeMap<String, String>,
+    /// The metric to rank by when none is asked for, declared.
+    pub metric: Option<String>,
+}
+
+/// How the runs of a family differ, read from their configs: the varying keys, and
+/// each run's label (`lr=3e-5`). `None` unless every run has a config and one to
+/// [`crate::family::MAX_VARYING`] keys (other than seeds) differ.
+pub fn config_labels(runs: &[ArmRun]) -> Option<(Vec<String>, bool, BTreeMap<String, String>)> {
+    let configs: Vec<Option<&serde_json::Value>> = runs.iter().map(|r| r.config.as_ref()).collect();
+    let (keys, seed) = varying_keys(&configs)?;
+    let labels = runs.iter().filter_map(|r| Some((r.name.clone(), arm_label(r.config.as_ref()?, &keys)))).collect();
+    Some((keys, seed, labels))
 }
 
 /// One replicate inside a seed-collapsed arm.
@@ -65,8 +86,12 @@ pub struct SeedRun {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Arm {
     /// Arm name: the run name, `<run>[<split>]` for a split inside one file, or the
-    /// run name without its seed token for arms collapsed over seeds.
+    /// run name without its seed token (or the label) for arms collapsed over seeds.
     pub name: String,
+    /// What the arm is, when the family's configs say (`lr=3e-5, dropout=0.3`: the
+    /// keys that vary across the family) or `attest.toml` declares it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Ledger id of the run (the first replicate for a collapsed arm).
     pub run_id: i64,
     /// `recorded` or `spec`.
@@ -99,6 +124,12 @@ pub struct Comparison {
     pub project: String,
     /// The family compared.
     pub family: String,
+    /// How its arms were told apart: `config` (labelled by the keys that vary),
+    /// `declared` (`attest.toml`) or `name`.
+    pub grouped_by: String,
+    /// The config keys that vary across the arms, when labelled by config.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub varying: Vec<String>,
     /// The metric ranked by.
     pub metric: String,
     /// Which way is better for it.
@@ -146,10 +177,20 @@ pub fn pick_metric(runs: &[ArmRun], directions: &Directions) -> Option<String> {
             *counts.entry(n).or_default() += 1;
         }
     }
+    // A metric is training data when its name says so or every row of it is on a
+    // training split (Keras's unprefixed `accuracy`).
+    let training = |m: &str| {
+        is_training_metric(m)
+            || runs
+                .iter()
+                .flat_map(|r| &r.metrics)
+                .filter(|x| x.metric == m)
+                .all(|x| split_rank(x.split.as_deref()) == 8)
+    };
     counts
         .into_iter()
         .filter(|(m, _)| directions.get(m).is_some())
-        .min_by(|(a, ca), (b, cb)| cb.cmp(ca).then(is_training_metric(a).cmp(&is_training_metric(b))).then(a.cmp(b)))
+        .min_by(|(a, ca), (b, cb)| cb.cmp(ca).then(training(a).cmp(&training(b))).then(a.cmp(b)))
         .map(|(m, _)| m.to_string())
 }
 
@@ -188,8 +229,23 @@ struct Scored {
     seed_key: Option<String>,
 }
 
-fn n_of(run: &ArmRun) -> Option<i64> {
-    run.metrics.iter().filter(|m| m.metric == "n_records").map(|m| m.value as i64).max()
+/// The sample size behind a run's value of `metric` on `split`: `n_records` of that
+/// split, else the split's own count as frameworks name it (`eval_samples`,
+/// `n_eval`, `num_eval_samples`), else any `n_records` (the largest).
+fn n_of(run: &ArmRun, metric: &str, split: Option<&str>) -> Option<i64> {
+    let n = |pred: &dyn Fn(&Metric) -> bool| run.metrics.iter().filter(|m| pred(m)).map(|m| m.value as i64).max();
+    let s = split
+        .map(|s| s.split('.').next().unwrap_or(s).to_string())
+        .or_else(|| split_of_metric(metric).map(str::to_string));
+    if let Some(s) = &s {
+        let names = [format!("{s}_samples"), format!("n_{s}"), format!("num_{s}_samples"), format!("{s}_n")];
+        let found = n(&|m| m.metric == "n_records" && m.split.as_deref() == Some(s.as_str()))
+            .or_else(|| n(&|m| names.contains(&m.metric)));
+        if found.is_some() {
+            return found;
+        }
+    }
+    n(&|m| m.metric == "n_records")
 }
 
 /// The best row among `rows`: restricted to the most held-out split rank, then the
@@ -205,11 +261,12 @@ fn best<'a>(rows: &[&'a Metric], dir: Direction) -> Option<&'a Metric> {
     out
 }
 
-fn arms_for_run(run: &ArmRun, metric: &str, dir: Direction) -> Vec<Scored> {
+fn arms_for_run(run: &ArmRun, metric: &str, dir: Direction, label: Option<&str>, seeded: bool) -> Vec<Scored> {
     let rows: Vec<&Metric> = run.metrics.iter().filter(|m| m.metric == metric).collect();
-    let n = n_of(run);
     let base = |name: String, m: Option<&Metric>| Arm {
         name,
+        label: label.map(str::to_string),
+        n: n_of(run, metric, m.and_then(|m| m.split.as_deref())),
         run_id: run.id,
         status: run.status.clone(),
         value: m.map(|m| m.value),
@@ -217,7 +274,6 @@ fn arms_for_run(run: &ArmRun, metric: &str, dir: Direction) -> Vec<Scored> {
         n_seeds: 1,
         step: m.and_then(|m| m.step),
         split: m.and_then(|m| m.split.clone()),
-        n,
         source_path: run.source_path.clone(),
         seeds: Vec::new(),
     };
@@ -227,24 +283,28 @@ fn arms_for_run(run: &ArmRun, metric: &str, dir: Direction) -> Vec<Scored> {
     let at_rank: Vec<&Metric> = rows.iter().copied().filter(|m| split_rank(m.split.as_deref()) == rank).collect();
     let groups: BTreeSet<Option<&str>> = at_rank.iter().map(|m| m.split.as_deref()).collect();
     let leaf = run.name.rsplit('/').next().unwrap_or(&run.name);
-    let file_split = split_from(leaf);
     if groups.len() > 1 {
         return groups
             .into_iter()
             .map(|g| {
                 let in_group: Vec<&Metric> = at_rank.iter().copied().filter(|m| m.split.as_deref() == g).collect();
                 let name = match g {
-                    Some(s) if Some(s) != file_split.as_deref() => format!("{}[{s}]", run.name),
-                    _ => run.name.clone(),
+                    Some(s) => format!("{}[{s}]", run.name),
+                    None => run.name.clone(),
                 };
                 Scored { arm: base(name, best(&in_group, dir)), nested: true, seed_key: None }
             })
             .collect();
     }
-    let seed_key = seed_from(leaf).map(|_| {
-        let prefix = &run.name[..run.name.len() - leaf.len()];
-        format!("{prefix}{}", without_seed(leaf))
-    });
+    // Replicates: runs whose configs differ only by seed share a label; otherwise a
+    // seed token in the name.
+    let seed_key = match label {
+        Some(l) if seeded => Some(l.to_string()),
+        _ => seed_from(leaf).map(|_| {
+            let prefix = &run.name[..run.name.len() - leaf.len()];
+            format!("{prefix}{}", without_seed(leaf))
+        }),
+    };
     vec![Scored { arm: base(run.name.clone(), best(&rows, dir)), nested: false, seed_key }]
 }
 
@@ -287,8 +347,10 @@ fn collapse_seeds(scored: Vec<Scored>) -> Vec<Scored> {
         let step = common(&|a| a.step.map(|s| s.to_string())).and_then(|s| s.parse().ok());
         let split = common(&|a| a.split.clone());
         let n = if with.iter().any(|a| a.n.is_none()) { None } else { with.iter().filter_map(|a| a.n).min() };
+        let label = common(&|a| a.label.clone());
         let arm = Arm {
             name: key,
+            label,
             run_id: first.run_id,
             status: first.status.clone(),
             value,
@@ -321,7 +383,7 @@ fn list_names(names: &[String], max: usize) -> String {
     }
 }
 
-fn ranking_caveats(scored: &[&Scored], metric: &str, family: &str) -> Vec<String> {
+fn ranking_caveats(scored: &[&Scored], metric: &str) -> Vec<String> {
     let mut out = Vec::new();
     let judged: BTreeSet<Option<&str>> = scored.iter().filter(|s| !s.nested).map(|s| s.arm.split.as_deref()).collect();
     let ranks: BTreeSet<u8> = judged.iter().map(|s| split_rank(*s)).collect();
@@ -346,14 +408,7 @@ fn ranking_caveats(scored: &[&Scored], metric: &str, family: &str) -> Vec<String
             nested.into_iter().collect::<Vec<_>>().join(", ")
         ));
     }
-    if scored.len() == 1 {
-        let a = &scored[0].arm;
-        let seeds = if a.n_seeds > 1 { format!(" ({} seeds)", a.n_seeds) } else { String::new() };
-        return vec![format!(
-            "only one arm{seeds} in family '{family}' has a {metric}, so nothing was compared; arms are grouped by a shared file-name prefix (e.g. {family}_a, {family}_b)"
-        )];
-    }
-    if scored.is_empty() {
+    if scored.len() < 2 {
         return out;
     }
     let winner = &scored[0].arm;
@@ -379,15 +434,16 @@ fn ranking_caveats(scored: &[&Scored], metric: &str, family: &str) -> Vec<String
     }
     let missing: Vec<String> = scored.iter().filter(|s| s.arm.n.is_none()).map(|s| s.arm.name.clone()).collect();
     if !missing.is_empty() {
-        out.push(format!(
-            "{} no sample size (n_records), so how much {} value rests on is unknown",
-            if missing.len() == scored.len() {
-                "no arm reports".to_string()
-            } else {
-                format!("{} report{}", list_names(&missing, 4), if missing.len() == 1 { "s" } else { "" })
-            },
-            if missing.len() == 1 { "its" } else { "each" }
-        ));
+        out.push(if missing.len() == scored.len() {
+            "no arm reports a sample size (n_records, or a split's count such as eval_samples), so how much each value rests on is unknown".to_string()
+        } else {
+            format!(
+                "{} report{} no sample size (n_records), so how much {} value rests on is unknown",
+                list_names(&missing, 4),
+                if missing.len() == 1 { "s" } else { "" },
+                if missing.len() == 1 { "its" } else { "each" }
+            )
+        });
     }
     let (v1, v2) = (scored[0].arm.value.unwrap_or(0.0), scored[1].arm.value.unwrap_or(0.0));
     let spread = (v2 - v1).abs();
@@ -504,6 +560,33 @@ pub fn compare(
     metric: Option<&str>,
     directions: &Directions,
 ) -> Result<Comparison, String> {
+    compare_with(family, runs, metric, directions, &CompareOptions::default())
+}
+
+/// The refusal for a family with one arm: nothing to compare it with.
+fn one_arm_message(family: &str, metric: &str, arm: &Arm, others: usize) -> String {
+    let what = arm.label.as_ref().map(|l| format!("{l}: {}", arm.name)).unwrap_or_else(|| arm.name.clone());
+    let seeds = if arm.n_seeds > 1 { format!(", mean of {} seeds", arm.n_seeds) } else { String::new() };
+    let at = arm.step.map(|s| format!(" at step {s}")).unwrap_or_default();
+    let value = arm.value.map(attest_core::text::fmt_g).unwrap_or_default();
+    let without = if others > 0 {
+        format!(" ({} without it)", attest_core::text::plural(others, "other arm", "other arms"))
+    } else {
+        String::new()
+    };
+    format!(
+        "only one arm of family '{family}' has a {metric} ({what}: {value}{at}{seeds}){without}, so nothing was compared and there is no winner. A family's arms are runs grouped by a shared file-name prefix, a tracker's run name, a framework's logger or experiment name, or a sweep's config; to compare runs named otherwise, declare the family in attest.toml at the research root ([[family]] name = \"…\", runs = [\"glob\", …])"
+    )
+}
+
+/// [`compare`] with a declared grouping: declared arm labels and default metric.
+pub fn compare_with(
+    family: &str,
+    runs: &[ArmRun],
+    metric: Option<&str>,
+    directions: &Directions,
+    opts: &CompareOptions,
+) -> Result<Comparison, String> {
     let projects: BTreeMap<&str, usize> = runs.iter().fold(BTreeMap::new(), |mut m, r| {
         *m.entry(r.project.as_str()).or_default() += 1;
         m
@@ -521,7 +604,8 @@ pub fn compare(
     let Some(project) = runs.first().map(|r| r.project.clone()) else {
         return Err(format!("no run in family '{family}'"));
     };
-    let metric = match metric.map(|m| m.trim().to_ascii_lowercase()).filter(|m| !m.is_empty()) {
+    let asked = metric.map(str::to_string).or_else(|| opts.metric.clone());
+    let metric = match asked.map(|m| m.trim().to_ascii_lowercase()).filter(|m| !m.is_empty()) {
         Some(m) => m,
         None => pick_metric(runs, directions).ok_or_else(|| no_direction_message(family, runs, directions))?,
     };
@@ -547,7 +631,18 @@ pub fn compare(
         )
     })?;
 
-    let mut scored: Vec<Scored> = runs.iter().flat_map(|r| arms_for_run(r, &metric, direction)).collect();
+    let (grouped_by, varying, seeded, labels) = if !opts.labels.is_empty() {
+        ("declared".to_string(), Vec::new(), false, opts.labels.clone())
+    } else {
+        match config_labels(runs) {
+            Some((keys, seed, labels)) => ("config".to_string(), keys, seed, labels),
+            None => ("name".to_string(), Vec::new(), false, BTreeMap::new()),
+        }
+    };
+    let mut scored: Vec<Scored> = runs
+        .iter()
+        .flat_map(|r| arms_for_run(r, &metric, direction, labels.get(&r.name).map(String::as_str), seeded))
+        .collect();
     scored = collapse_seeds(scored);
     scored.sort_by(|a, b| match (a.arm.value, b.arm.value) {
         (Some(x), Some(y)) => {
@@ -562,7 +657,10 @@ pub fn compare(
         (None, None) => a.arm.name.cmp(&b.arm.name),
     });
     let with_value: Vec<&Scored> = scored.iter().filter(|s| s.arm.value.is_some()).collect();
-    let mut caveats = ranking_caveats(&with_value, &metric, family);
+    if with_value.len() == 1 {
+        return Err(one_arm_message(family, &metric, &with_value[0].arm, scored.len() - 1));
+    }
+    let mut caveats = ranking_caveats(&with_value, &metric);
 
     let ranked_ids: BTreeSet<i64> = with_value
         .iter()
@@ -585,6 +683,8 @@ pub fn compare(
     Ok(Comparison {
         project,
         family: family.to_string(),
+        grouped_by,
+        varying,
         metric,
         direction,
         arms: scored.into_iter().map(|s| s.arm).collect(),
@@ -615,6 +715,7 @@ mod tests {
             corpus: corpus.map(str::to_string),
             corpus_contested: None,
             caveats: Vec::new(),
+            config: None,
             metrics: m,
         }
     }
@@ -706,9 +807,8 @@ mod tests {
     fn single_arm_and_splits() {
         let d = Directions::builtin();
         let one = vec![run(1, "t_a", &[("wer", 0.1)], Some(100.0), None)];
-        let c = compare("t", &one, None, &d).unwrap();
-        assert_eq!(c.caveats.len(), 1);
-        assert!(c.caveats[0].contains("only one arm"));
+        let e = compare("t", &one, None, &d).unwrap_err();
+        assert!(e.contains("only one arm") && e.contains("no winner") && e.contains("attest.toml"), "{e}");
         let mut a = run(1, "m_a", &[], Some(100.0), None);
         a.metrics.push(Metric { metric: "wer".into(), value: 0.3, step: Some(1), split: Some("train".into()) });
         a.metrics.push(Metric { metric: "wer".into(), value: 0.2, step: Some(2), split: Some("test".into()) });

@@ -4,8 +4,14 @@
 //! value (within the claim's `tol=`, at least 1e-9), wherever in the file that claim
 //! is. Integers never count (section numbers, layer counts, sample sizes written
 //! bare), and neither does anything that is not prose: HTML comments (the claims
-//! themselves), fenced and inline code, URLs, semantic versions and ISO dates.
-//! `2,400` counts (as 2400) and so does a Unicode minus.
+//! themselves), fenced and inline code, YAML front matter, URLs, semantic versions and
+//! ISO dates. `2,400` counts (as 2400) and so does a Unicode minus.
+//!
+//! LaTeX sources are masked by [`attest_claims::latex::non_prose`] (comments,
+//! verbatim, the preamble, formulas, labels, references, citations, lengths, headings,
+//! `Section 3.2`-style numbers); notebooks by the Markdown rules, cell by cell, over
+//! their Markdown cells only. Lines are the source file's (a notebook's: the `.ipynb`
+//! file's, with the cell beside).
 
 use std::ops::Range;
 use std::path::Path;
@@ -15,16 +21,21 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use attest_claims::{Cell, Claim, Format, Skipped, latex, markdown, notebook};
+
 use crate::LedgerError;
-use crate::claims::{self, Skipped};
+use crate::claims;
 
 /// One decimal in the prose that no claim covers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Uncovered {
     /// The draft.
     pub file: String,
-    /// The line the number is on.
+    /// The line the number is on (in a notebook, the `.ipynb` file's line).
     pub line: usize,
+    /// In a notebook, the cell and the line within it; absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<Cell>,
     /// The number's value (`1,000` is 1000).
     pub value: f64,
     /// The number as written.
@@ -71,15 +82,7 @@ static GROUPED: LazyLock<Regex> =
 static DECIMAL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[-\u{2212}]?\d+\.\d+(?:[eE][+-]?\d+)?").expect("valid regex"));
 
-/// The text with everything that is not prose replaced by spaces, byte for byte, so
-/// offsets (and lines) are unchanged.
-pub fn prose(text: &str) -> String {
-    let code = claims::code_ranges(text);
-    let mut masks: Vec<Range<usize>> = claims::comment_ranges(text, &code);
-    masks.extend(code);
-    for re in [&*URL, &*SEMVER, &*DATE] {
-        masks.extend(re.find_iter(text).map(|m| m.range()));
-    }
+fn blank(text: &str, masks: impl IntoIterator<Item = Range<usize>>) -> String {
     let mut bytes = text.as_bytes().to_vec();
     for r in masks {
         bytes[r].fill(b' ');
@@ -88,20 +91,49 @@ pub fn prose(text: &str) -> String {
     String::from_utf8(bytes).unwrap_or_default()
 }
 
+fn shared_masks(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+    [&*URL, &*SEMVER, &*DATE].into_iter().flat_map(move |re| re.find_iter(text).map(|m| m.range()))
+}
+
+/// The Markdown text with everything that is not prose replaced by spaces, byte for
+/// byte, so offsets (and lines) are unchanged.
+pub fn prose(text: &str) -> String {
+    let code = markdown::code_ranges(text);
+    let mut masks: Vec<Range<usize>> = markdown::comment_ranges(text, &code);
+    masks.extend(code);
+    masks.extend(markdown::front_matter(text));
+    masks.extend(shared_masks(text));
+    blank(text, masks)
+}
+
+/// The LaTeX source with everything that is not prose replaced by spaces, byte for
+/// byte (see [`attest_claims::latex::non_prose`]).
+pub fn latex_prose(text: &str) -> String {
+    let mut masks = latex::non_prose(text);
+    masks.extend(shared_masks(text));
+    blank(text, masks)
+}
+
 /// The decimals of prose text, as `(byte offset, written, value)`. A number counts when
-/// no letter, digit, `_` or `.` touches its start, no digit follows it, and it has a
-/// decimal point or thousands separators.
+/// no letter, digit, `_` or `.` touches its start, nor a hyphen that follows a letter
+/// or digit (the version in a name: `GPT-3.5`, `Llama-3.1-8B`), no digit follows it,
+/// and it has a decimal point or thousands separators.
 pub fn decimals(prose: &str) -> Vec<(usize, String, f64)> {
     let mut out = Vec::new();
     let mut prev: Option<char> = None;
+    let mut prev2: Option<char> = None;
     let mut skip_to = 0;
     for (i, c) in prose.char_indices() {
-        let before = prev;
+        let (before, before2) = (prev, prev2);
+        prev2 = prev;
         prev = Some(c);
         if i < skip_to || !(c.is_ascii_digit() || c == '-' || c == '\u{2212}') {
             continue;
         }
         if before.is_some_and(|b| b.is_alphanumeric() || b == '_' || b == '.') {
+            continue;
+        }
+        if c.is_ascii_digit() && before == Some('-') && before2.is_some_and(char::is_alphanumeric) {
             continue;
         }
         let rest = &prose[i..];
@@ -121,37 +153,80 @@ pub fn decimals(prose: &str) -> Vec<(usize, String, f64)> {
     out
 }
 
-/// The coverage of one text: `(numbers found, uncovered ones)`.
-pub fn of_text(text: &str, file: &str) -> (usize, Vec<Uncovered>) {
-    let parsed = claims::parse(text, file);
-    let masked = prose(text);
-    let nums = decimals(&masked);
+fn is_covered(claims: &[Claim], value: f64) -> bool {
+    claims.iter().any(|c| (value - c.value).abs() <= c.tolerance().max(claims::DEFAULT_TOL))
+}
+
+/// The uncovered decimals of one masked text; `place` maps a line of `text` to the
+/// file's line and cell.
+fn uncovered_in(
+    text: &str,
+    masked: &str,
+    claims: &[Claim],
+    file: &str,
+    place: &dyn Fn(usize) -> (usize, Option<Cell>),
+) -> (usize, Vec<Uncovered>) {
+    let nums = decimals(masked);
     let mut lines = claims::Lines::new(text);
     let mut uncovered = Vec::new();
     for (at, written, value) in &nums {
-        let covered = parsed.claims.iter().any(|c| (value - c.value).abs() <= c.tolerance().max(claims::DEFAULT_TOL));
-        if covered {
+        if is_covered(claims, *value) {
             continue;
         }
-        let line = lines.of(*at);
+        let (line, cell) = place(lines.of(*at));
         let start = text[..*at].rfind('\n').map_or(0, |p| p + 1);
         let end = text[*at..].find('\n').map_or(text.len(), |p| at + p);
         let context: String = text[start..end].trim().chars().take(120).collect();
-        uncovered.push(Uncovered { file: file.to_string(), line, value: *value, written: written.clone(), context });
+        uncovered.push(Uncovered {
+            file: file.to_string(),
+            line,
+            cell,
+            value: *value,
+            written: written.clone(),
+            context,
+        });
     }
     (nums.len(), uncovered)
 }
 
+/// The coverage of one Markdown text: `(numbers found, uncovered ones)`.
+pub fn of_text(text: &str, file: &str) -> (usize, Vec<Uncovered>) {
+    let parsed = claims::parse(text, file);
+    uncovered_in(text, &prose(text), &parsed.claims, file, &|l| (l, None))
+}
+
+/// The coverage of one text in a format: `(numbers found, uncovered ones)`, or why a
+/// notebook cannot be read.
+pub fn of_text_as(format: Format, text: &str, file: &str) -> Result<(usize, Vec<Uncovered>), String> {
+    let parsed = claims::parse_as(format, text, file)?;
+    Ok(match format {
+        Format::Markdown => uncovered_in(text, &prose(text), &parsed.claims, file, &|l| (l, None)),
+        Format::Latex => uncovered_in(text, &latex_prose(text), &parsed.claims, file, &|l| (l, None)),
+        Format::Notebook => {
+            let mut n = 0;
+            let mut un = Vec::new();
+            for cell in notebook::cells(text)?.iter().filter(|c| c.kind == "markdown") {
+                let place = |l: usize| (cell.file_line(l), Some(cell.cell(l)));
+                let (k, u) = uncovered_in(&cell.text, &prose(&cell.text), &parsed.claims, file, &place);
+                n += k;
+                un.extend(u);
+            }
+            (n, un)
+        }
+    })
+}
+
 /// The coverage of the drafts at `path` (relative to the research root; `None` for the
-/// whole root). A path that does not exist or lies outside the root is refused.
+/// whole root), each read in its format. A path that does not exist or lies outside
+/// the root is refused.
 pub fn coverage(root: &Path, path: Option<&Path>) -> Result<Coverage, LedgerError> {
     let (root, target) = claims::resolve_target(root, path)?;
     let mut out = Coverage::default();
     for file in claims::drafts(&target) {
         let name = claims::label(&file, &root);
-        match claims::read_draft(&file) {
-            Ok(text) => {
-                let (n, un) = of_text(&text, &name);
+        let format = Format::of_or_markdown(&file);
+        match claims::read_draft(&file).and_then(|text| of_text_as(format, &text, &name)) {
+            Ok((n, un)) => {
                 out.files += 1;
                 out.numbers += n;
                 out.covered += n - un.len();
@@ -187,6 +262,7 @@ mod tests {
     #[test]
     fn words_and_dotted_names_do_not_start_numbers() {
         assert_eq!(values("t4.5 x_1.5 a.1.5 (0.9) -0.2"), [0.9, -0.2]);
+        assert_eq!(values("GPT-3.5 and Llama-3.1-8B, 2-1.5 but a drop of -0.4"), [-0.4]);
     }
 
     #[test]
@@ -197,5 +273,36 @@ mod tests {
         assert_eq!(un.iter().map(|u| u.value).collect::<Vec<_>>(), [0.07, 1.0]);
         assert_eq!(un[0].line, 1);
         assert!(un[0].context.starts_with("At 0.0719"));
+    }
+
+    fn latex_values(text: &str) -> Vec<f64> {
+        decimals(&latex_prose(text)).into_iter().map(|(_, _, v)| v).collect()
+    }
+
+    #[test]
+    fn latex_prose_keeps_results_and_drops_the_rest() {
+        // Kept: prose, table cells, typeset numbers in math, \num{}, a length in prose.
+        assert_eq!(
+            latex_values("0.81 & 0.79 \\\\ $0.5 \\pm 0.02$ \\num{3.5} \\textbf{1.25} error of 0.3mm"),
+            [0.81, 0.79, 0.5, 0.02, 3.5, 1.25, 0.3]
+        );
+        // Dropped: formulas, display math, references, citations, labels, lengths,
+        // optional arguments, headings, cross-references, comments, the preamble.
+        let dropped = "\\usepackage[scale=0.9]{x}\n\\begin{document}\n$\\beta_1=0.9$ \\[ x = 0.5 \\] \\begin{align} y &= 1.5 \\end{align} \\ref{s:1.2} \\cite[p.~2.5]{k} \\label{t:3.1} \\vspace{0.5em} \\hspace*{-1.5cm} \\\\[2.5pt] \\includegraphics[width=0.45\\linewidth]{f.pdf} 0.3\\textwidth \\section{Ablation 2.0} Section~3.2, Table 4.1, Eq.~(2.3), \\S 1.1 \\vskip 1.5em \\begin{tabular}{p{0.3cm}l} % 0.7 here\n\\iffalse 0.6 \\fi";
+        assert_eq!(latex_values(dropped), Vec::<f64>::new());
+    }
+
+    #[test]
+    fn latex_claims_cover_numbers_and_lines_are_the_files() {
+        let text = "\\begin{document}\nWER 0.0719 % claim: p/r metric=wer value=0.0719\nand 0.08.\n";
+        let (n, un) = of_text_as(Format::Latex, text, "p.tex").unwrap();
+        assert_eq!(n, 2);
+        assert_eq!((un[0].line, un[0].written.as_str(), un[0].cell), (3, "0.08", None));
+    }
+
+    #[test]
+    fn markdown_front_matter_is_not_prose() {
+        assert_eq!(values("---\nfig-width: 6.5\n---\nkept 0.5"), [0.5]);
+        assert_eq!(values("no front matter\n---\n0.5\n---"), [0.5]);
     }
 }

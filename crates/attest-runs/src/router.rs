@@ -339,13 +339,17 @@ pub fn route(question: &str) -> Decision {
 /// polite opening), and a number or results, metrics or an arm in it. A question that
 /// only mentions recording ("which runs were recorded?") is never one.
 fn asks_to_write(a: &Asked<'_, Facts>) -> bool {
-    const POLITE: &[&str] = &["please", "pls", "can", "could", "would", "you", "now", "go", "ahead", "and", "i", "want", "to", "i'd", "like", "kindly", "then"];
+    const POLITE: &[&str] = &[
+        "please", "pls", "can", "could", "would", "you", "now", "go", "ahead", "and", "i", "want", "to", "i'd", "like",
+        "kindly", "then",
+    ];
     const VERBS: &[&str] = &["record", "log", "write", "save", "store", "enter"];
     const OBJECTS: &[&str] = &["result", "results", "metric", "metrics", "arm", "arms", "score", "scores", "numbers"];
     let words: Vec<&str> = a.q.words.iter().map(|w| w.text.as_str()).collect();
     let Some(first) = words.iter().find(|w| !POLITE.contains(w)) else { return false };
     VERBS.contains(first)
-        && (words.iter().any(|w| OBJECTS.contains(w)) || a.q.raw.chars().any(|c| c.is_ascii_digit()) && a.q.raw.contains('='))
+        && (words.iter().any(|w| OBJECTS.contains(w))
+            || a.q.raw.chars().any(|c| c.is_ascii_digit()) && a.q.raw.contains('='))
 }
 
 fn names_draft(a: &Asked<'_, Facts>) -> bool {
@@ -541,7 +545,9 @@ fn known_metric(word: &str) -> bool {
 }
 
 fn is_path(t: &Tok<'_>) -> bool {
-    [".md", ".markdown", ".qmd", ".rmd", ".tex", ".ipynb"].iter().any(|e| t.lower.ends_with(e) && t.lower.len() > e.len())
+    [".md", ".markdown", ".qmd", ".rmd", ".tex", ".ipynb"]
+        .iter()
+        .any(|e| t.lower.ends_with(e) && t.lower.len() > e.len())
 }
 
 fn run_like(t: &Tok<'_>) -> bool {
@@ -664,7 +670,11 @@ impl Facts {
     fn args_for(&self, tool: &str) -> Args {
         let keys = ARGS.iter().find(|(t, _)| *t == tool).map_or(&[][..], |(_, k)| *k);
         let mut args = Args::new();
-        let path = if tool.starts_with("runs.claims") || tool == "cite.check" { self.path.clone().or_else(|| self.dir.clone()) } else { None };
+        let path = if tool.starts_with("runs.claims") || tool == "cite.check" {
+            self.path.clone().or_else(|| self.dir.clone())
+        } else {
+            None
+        };
         for key in keys {
             let v = match *key {
                 "family" => self.family.clone().map(Value::String),

@@ -37,6 +37,8 @@ pub const MAX_METRIC_ROWS: usize = 40;
 pub const MAX_CLAIM_ROWS: usize = 15;
 /// Most malformed annotations shown.
 pub const MAX_MALFORMED: usize = 8;
+/// Most skipped files a scan's answer lists in its text (all are in its data).
+pub const MAX_SKIPPED_SHOWN: usize = 8;
 /// Most uncovered numbers `runs.claims_coverage` shows.
 pub const MAX_UNCOVERED: usize = 25;
 
@@ -466,15 +468,41 @@ pub fn scan_answer(report: ScanReport) -> Answer<ScanReport> {
         if !why.is_empty() {
             msg = format!("{msg} {}", clip(&why.join("; "), 1500));
         }
+        // A refusal carries no data, so the skipped list is in its text.
+        if !report.skipped.is_empty() {
+            let list: Vec<String> =
+                report.skipped.iter().map(|f| format!("{}/{}: {}", f.project, f.path, clip(&f.reason, 200))).collect();
+            msg = format!("{msg} Skipped: {}", clip(&list.join("; "), 1500));
+        }
         return Answer::refuse(msg);
     }
-    let caveats: Vec<String> = report
+    let mut caveats: Vec<String> = report
         .empty
         .iter()
         .take(5)
         .map(|e| format!("{} yielded no run: {}", e.project, clip(&e.diagnostic, 300)))
         .collect();
-    Answer::ok(report.message.clone(), report).with_caveats(caveats)
+    let mut line = report.message.clone();
+    if !report.skipped.is_empty() {
+        line.push_str(&format!(
+            "; {} skipped or read in part, each listed with its reason under skipped",
+            plural(report.skipped.len(), "file", "files")
+        ));
+        caveats.extend(
+            report
+                .skipped
+                .iter()
+                .take(MAX_SKIPPED_SHOWN)
+                .map(|f| format!("{}/{}: {}", f.project, f.path, clip(&f.reason, 200))),
+        );
+        if report.skipped.len() > MAX_SKIPPED_SHOWN {
+            caveats.push(format!(
+                "… and {} more skipped files (see skipped in the data)",
+                report.skipped.len() - MAX_SKIPPED_SHOWN
+            ));
+        }
+    }
+    Answer::ok(line, report).with_caveats(caveats)
 }
 
 async fn list(ctx: &Context, a: ListArgs) -> Outcome {
@@ -505,9 +533,16 @@ async fn list(ctx: &Context, a: ListArgs) -> Outcome {
             " (more available: pass project= or family= to narrow)"
         });
     }
-    let fams: Vec<String> = got.families.iter().map(|f| format!("{} ({} arms)", f.family, f.n)).collect();
+    let fams: Vec<String> = got
+        .families
+        .iter()
+        .map(|f| {
+            let how = if f.grouped_by.is_empty() { String::new() } else { format!(", {}", f.grouped_by) };
+            format!("{} ({}{how})", f.family, plural(f.n as usize, "run", "runs"))
+        })
+        .collect();
     if !fams.is_empty() {
-        line.push_str(&format!("; families: {}", fams.join(", ")));
+        line.push_str(&format!("; families: {}", fams.join("; ")));
         if got.n_families > got.families.len() as i64 {
             line.push_str(&format!(" and {} more", got.n_families - got.families.len() as i64));
         }
@@ -532,16 +567,43 @@ fn compare_answer(mut c: Comparison) -> Answer<Compared> {
         Direction::LowerIsBetter => "lower is better",
         Direction::HigherIsBetter => "higher is better",
     };
-    let ranked: Vec<String> =
-        c.arms.iter().filter_map(|a| a.value.map(|v| format!("{} {}", a.name, fmt_g(v)))).take(5).collect();
+    let shown = |a: &crate::compare::Arm| a.label.clone().unwrap_or_else(|| a.name.clone());
+    let ranked: Vec<String> = c
+        .arms
+        .iter()
+        .filter_map(|a| {
+            let n = a.n.map(|n| format!(" (n={n})")).unwrap_or_default();
+            a.value.map(|v| format!("{} {}{n}", shown(a), fmt_g(v)))
+        })
+        .take(5)
+        .collect();
     let on = c.corpus.as_deref().map(|k| format!(", on {k}")).unwrap_or_default();
+    let split = c
+        .arms
+        .first()
+        .and_then(|a| a.split.as_deref())
+        .filter(|s| c.arms.iter().filter(|a| a.value.is_some()).all(|a| a.split.as_deref() == Some(*s)))
+        .map(|s| format!(" [{s}]"))
+        .unwrap_or_default();
+    let how = match c.grouped_by.as_str() {
+        "config" => format!("; arms differ in {}", c.varying.join(", ")),
+        "declared" => "; arms as declared in attest.toml".to_string(),
+        _ => String::new(),
+    };
     let mut line = match &c.winner {
-        Some(w) => format!(
-            "winner: {w} by {} ({better}{on}); {}: {}",
-            c.metric,
-            plural(n_arms, "arm", "arms"),
-            ranked.join(", ")
-        ),
+        Some(w) => {
+            let winner = c.arms.iter().find(|a| &a.name == w);
+            let w = match winner.and_then(|a| a.label.as_ref()) {
+                Some(l) if l != w => format!("{l} ({w})"),
+                _ => w.clone(),
+            };
+            format!(
+                "winner: {w} by {}{split} ({better}{on}); {}: {}{how}",
+                c.metric,
+                plural(n_arms, "arm", "arms"),
+                ranked.join(", ")
+            )
+        }
         None => format!("no arm of {} reports {}, so nothing was ranked", c.family, c.metric),
     };
     if n_arms > MAX_ARMS {

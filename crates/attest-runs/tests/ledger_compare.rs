@@ -81,11 +81,13 @@ async fn undirected_metrics_are_refused_until_declared() {
 #[tokio::test]
 async fn single_arm_missing_family_and_malformed_directions() {
     let l = example(LedgerOptions::default()).await;
-    let c = l.compare("trainlog", Some("val_loss"), None).await.unwrap();
-    assert_eq!(c.caveats.len(), 2, "{:#?}", c.caveats);
-    assert!(c.caveats[0].contains("only one arm"));
-    assert!(c.caveats[1].contains("could not be parsed"), "the truncated log line is relayed");
-    assert_eq!((c.arms[0].value, c.arms[0].step), (Some(1.284), Some(3000)), "best step of the log");
+    // One arm: nothing compared, so a refusal (no winner), naming the arm's best step.
+    let e = l.compare("trainlog", Some("val_loss"), None).await.unwrap_err().to_string();
+    assert!(
+        e.starts_with("only one arm of family 'trainlog' has a val_loss (trainlog_kdalpha50: 1.284 at step 3000)"),
+        "{e}"
+    );
+    assert!(e.contains("no winner") && e.contains("attest.toml"), "{e}");
     let e = l.compare("kdsweep", None, None).await.unwrap_err().to_string();
     assert!(e.starts_with("no family 'kdsweep'. Families: beam_search, kdalpha, planned, prompt, trainlog"), "{e}");
     let e = l.compare("asr-distill", None, None).await.unwrap_err().to_string();

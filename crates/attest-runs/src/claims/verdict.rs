@@ -8,8 +8,9 @@ use attest_store::{Db, DbPool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::drafts::{Skipped, read_claims, resolve_target};
-use super::grammar::{Claim, DEFAULT_TOL, Malformed};
+use attest_claims::{Cell, Claim, DEFAULT_TOL, Malformed, Skipped, read_claims};
+
+use super::drafts::resolve_target;
 use crate::LedgerError;
 
 /// What the ledger says about a claim.
@@ -83,8 +84,12 @@ pub struct Row {
     pub verdict: Verdict,
     /// The draft.
     pub file: String,
-    /// The line of the claim comment.
+    /// The line of the claim annotation in the source file (in a notebook, the line of
+    /// the `.ipynb` file).
     pub line: usize,
+    /// In a notebook, the cell and the line within it; absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<Cell>,
     /// `project/run` as written in the claim.
     pub run: String,
     /// The metric claimed.
@@ -112,7 +117,7 @@ pub struct Report {
     pub counts: BTreeMap<String, usize>,
     /// One row per verdict, by file and line.
     pub rows: Vec<Row>,
-    /// Claim comments that could not be read.
+    /// Claim annotations that could not be read.
     pub malformed: Vec<Malformed>,
     /// How many drafts were read.
     pub files: usize,
@@ -323,6 +328,7 @@ pub async fn verdicts(
             verdict: Verdict::Unsupported,
             file: claim.file.clone(),
             line: claim.line,
+            cell: claim.cell,
             run: claim.selector(),
             metric: claim.metric.clone(),
             claimed: claim.value,

@@ -9,7 +9,7 @@ use super::formats::{self, ReadError};
 use super::payload::metrics_from_payload;
 use super::{Discovery, RESULT_DIRS, Record, abs, sorted_entries, stem, suffix};
 use crate::corpus;
-use crate::family::{family_of, split_from, step_from};
+use crate::family::{family_of, step_from, variant_config};
 use crate::hash;
 
 /// Files with one of `suffixes` directly in `dir` and one level down, sorted by path.
@@ -28,20 +28,35 @@ fn files_in(dir: &Path, suffixes: &[&str]) -> Vec<PathBuf> {
     out
 }
 
-/// Read every result directory of a project.
-pub fn results(project: &Path, d: &mut Discovery, seen: &mut HashSet<String>) {
+/// Read every result directory of a project, leaving alone the files of directories a
+/// framework reader owns (`claimed`: Trainer output directories, Lightning versions…).
+pub fn results(project: &Path, claimed: &[&PathBuf], d: &mut Discovery, seen: &mut HashSet<String>) {
+    let free = |f: &PathBuf| !claimed.iter().any(|c| f.starts_with(c));
     for rd in RESULT_DIRS {
         let dir = project.join(rd);
         if !dir.is_dir() {
             continue;
         }
-        for f in files_in(&dir, &["csv"]) {
-            csv_table(project, &f, d, seen);
+        for f in files_in(&dir, &["csv"]).into_iter().filter(free) {
+            csv_table(project, &dir, &f, d, seen);
         }
-        for f in files_in(&dir, &["json", "jsonl"]) {
+        // Keras's CSVLogger is often given a `.log` name (`training.log`): read one
+        // when its first line is a CSV header starting with `epoch`.
+        for f in files_in(&dir, &["log"]).into_iter().filter(free).filter(|f| keras_log_header(f)) {
+            csv_table(project, &dir, &f, d, seen);
+        }
+        for f in files_in(&dir, &["json", "jsonl"]).into_iter().filter(free) {
             json_file(project, rd, &dir, &f, d, seen);
         }
     }
+}
+
+fn keras_log_header(f: &Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(file) = std::fs::File::open(f) else { return false };
+    let mut first = String::new();
+    std::io::BufReader::new(file).take(4096).read_line(&mut first).is_ok()
+        && first.trim_start().to_ascii_lowercase().starts_with("epoch,")
 }
 
 fn read_or_note(project: &Path, f: &Path, d: &mut Discovery) -> Option<Vec<u8>> {
@@ -54,7 +69,7 @@ fn read_or_note(project: &Path, f: &Path, d: &mut Discovery) -> Option<Vec<u8>> 
     }
 }
 
-fn csv_table(project: &Path, f: &Path, d: &mut Discovery, seen: &mut HashSet<String>) {
+fn csv_table(project: &Path, dir: &Path, f: &Path, d: &mut Discovery, seen: &mut HashSet<String>) {
     let Some(bytes) = read_or_note(project, f, d) else { return };
     let table = match formats::parse_csv(&bytes) {
         Ok(t) => t,
@@ -63,6 +78,18 @@ fn csv_table(project: &Path, f: &Path, d: &mut Discovery, seen: &mut HashSet<Str
             return;
         }
     };
+    if super::csvlog::is_training_log(&table) {
+        let s = stem(f);
+        let parent = f.parent().unwrap_or(dir);
+        let named = if parent != dir {
+            let sub = parent.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            (format!("{sub}/{s}"), Some(sub))
+        } else {
+            (s.clone(), family_of(&s))
+        };
+        super::csvlog::keras_log(project, f, &bytes, &table, named, d, seen);
+        return;
+    }
     let Some(col) = formats::label_column(&table.headers) else {
         let numeric = table.rows.iter().any(|r| r.iter().any(|c| c.trim().parse::<f64>().is_ok()));
         if numeric {
@@ -70,7 +97,7 @@ fn csv_table(project: &Path, f: &Path, d: &mut Discovery, seen: &mut HashSet<Str
                 project,
                 f,
                 format!(
-                    "not recorded: {} with numbers but no column naming each row's arm, so its runs cannot be named; add a column called one of {}",
+                    "not recorded: {} with numbers but no column naming each row's arm, so its runs cannot be named; add a column called one of {} (or, for a training log, a step or epoch column)",
                     attest_core::text::plural(table.rows.len(), "row", "rows"),
                     formats::LABEL_COLUMNS.join(", ")
                 ),
@@ -146,7 +173,7 @@ fn json_file(project: &Path, result_dir: &str, dir: &Path, f: &Path, d: &mut Dis
             }
         }
     };
-    let ex = metrics_from_payload(&payload, step_from(&s), split_from(&s).as_deref());
+    let ex = metrics_from_payload(&payload, step_from(&s), None);
     if let Some(why) = &ex.refused {
         d.note(project, f, format!("not recorded: {why}"));
         return;
@@ -178,12 +205,16 @@ fn json_file(project: &Path, result_dir: &str, dir: &Path, f: &Path, d: &mut Dis
     };
     let mut rec = Record::new(name, family, abs(f));
     rec.source_hash = Some(hash::of_bytes(&bytes));
+    // The file name's variant tokens (`lr1e-4`, `seed3`) are the run's config: they
+    // name what was swept, and comparisons label arms by them.
+    let mut config = variant_config(&s);
     if let Some(Value::Object(o)) = Some(&payload)
         && let Some(seed) = o.get("seed").filter(|v| v.is_number() || v.is_string())
     {
         let seed = seed.as_str().map(str::to_string).unwrap_or_else(|| seed.to_string());
-        rec.config = Some(serde_json::json!({ "seed": seed }));
+        config.insert("seed".into(), Value::String(seed));
     }
+    rec.config = (!config.is_empty()).then_some(Value::Object(config));
     rec.corpus = first.and_then(corpus::from_payload);
     rec.metrics = ex.metrics;
     rec.note_dropped(&ex.dropped);

@@ -154,13 +154,12 @@ pub fn metric_file_rows(key: &str, text: &str) -> Vec<MetricRow> {
         .collect()
 }
 
-/// Read an MLflow file store under `<project>/mlruns/`.
-pub fn file_store(project: &Path, d: &mut Discovery, seen: &mut HashSet<String>) {
-    let base = project.join("mlruns");
+/// Read an MLflow file store (`base`, a `mlruns/` directory anywhere in the project).
+pub fn file_store(project: &Path, base: &Path, d: &mut Discovery, seen: &mut HashSet<String>) {
     if !base.is_dir() {
         return;
     }
-    for exp in sorted_entries(&base).into_iter().filter(|p| p.is_dir()) {
+    for exp in sorted_entries(base).into_iter().filter(|p| p.is_dir()) {
         let Some(exp_meta) = yaml_map(&exp.join("meta.yaml")) else { continue };
         if scalar(exp_meta.get("lifecycle_stage")).is_some_and(|s| s != "active") {
             d.note(project, &exp, "skipped: the MLflow experiment is deleted");
@@ -221,14 +220,14 @@ fn no_metrics(dropped: &[String]) -> String {
     }
 }
 
-/// Read an MLflow SQLite backend at `<project>/mlflow.db`, opened read-only.
-pub async fn sqlite(project: &Path, d: &mut Discovery, seen: &mut HashSet<String>) {
-    let db = project.join("mlflow.db");
+/// Read an MLflow SQLite backend (`db`, a `mlflow.db` anywhere in the project),
+/// opened read-only.
+pub async fn sqlite(project: &Path, db: &Path, d: &mut Discovery, seen: &mut HashSet<String>) {
     if !db.is_file() {
         return;
     }
-    if let Err(e) = read_db(project, &db, d, seen).await {
-        d.note(project, &db, format!("not read as an MLflow database: {e}"));
+    if let Err(e) = read_db(project, db, d, seen).await {
+        d.note(project, db, format!("not read as an MLflow database: {e}"));
     }
 }
 

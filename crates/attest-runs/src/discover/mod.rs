@@ -9,20 +9,32 @@
 //!   `.json`, `.jsonl` and labelled `.csv`;
 //! - configs under one of [`CONFIG_DIRS`] (`.yaml .yml .toml .ini .cfg`, and `.json`
 //!   objects) are recorded as specs: runs with no metrics;
-//! - trackers: an MLflow file store (`mlruns/`), an MLflow SQLite backend
-//!   (`mlflow.db`) and W&B run directories (`wandb/*run-*/`).
+//! - trackers, at any depth: an MLflow file store (`mlruns/`), an MLflow SQLite
+//!   backend (`mlflow.db`) and W&B run directories (`wandb/*run-*/`);
+//! - the layouts training frameworks write, at any depth ([`walk`]): Hugging Face
+//!   Trainer output directories, Lightning CSVLogger versions, Sacred
+//!   FileStorageObserver runs, Hydra jobs; Keras CSV logs under a results directory.
 //!
 //! The first reader to claim a run name keeps it; later claimants are noted.
 
 pub mod config;
+pub mod csvlog;
+pub mod declared;
+pub mod dvc;
 pub mod formats;
 pub mod generic;
+pub mod hf;
+pub mod hydra;
 pub mod mlflow;
 pub mod payload;
+pub mod proto;
+pub mod sacred;
+pub mod tfevents;
+pub mod walk;
 pub mod wandb;
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,6 +54,18 @@ pub const CONFIG_SUFFIXES: &[&str] = &["yaml", "yml", "toml", "json", "ini", "cf
 pub const READABLE_SUFFIXES: &[&str] = &["yaml", "yml", "toml", "json", "ini", "cfg", "jsonl", "csv"];
 /// Tracker directories and files.
 pub const TRACKERS: &[&str] = &["mlruns", "mlflow.db", "wandb"];
+/// Files a training framework writes (used to say so when none yielded a run).
+pub const FRAMEWORK_FILES: &[&str] = &[
+    "trainer_state.json",
+    "all_results.json",
+    "eval_results.json",
+    "train_results.json",
+    "metrics.csv",
+    "hparams.yaml",
+    "run.json",
+    "multirun.yaml",
+    "dvc.yaml",
+];
 
 /// Whether a run holds results or only a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -73,6 +97,18 @@ pub enum Adapter {
     Mlflow,
     /// Weights & Biases run directories.
     Wandb,
+    /// Hugging Face Trainer output directories.
+    HfTrainer,
+    /// PyTorch Lightning CSVLogger directories.
+    Lightning,
+    /// Sacred FileStorageObserver runs.
+    Sacred,
+    /// Hydra job directories.
+    Hydra,
+    /// TensorBoard event files.
+    Tensorboard,
+    /// DVC pipelines.
+    Dvc,
 }
 
 impl Adapter {
@@ -82,6 +118,12 @@ impl Adapter {
             Adapter::Generic => "generic",
             Adapter::Mlflow => "mlflow",
             Adapter::Wandb => "wandb",
+            Adapter::HfTrainer => "hf_trainer",
+            Adapter::Lightning => "lightning",
+            Adapter::Sacred => "sacred",
+            Adapter::Hydra => "hydra",
+            Adapter::Tensorboard => "tensorboard",
+            Adapter::Dvc => "dvc",
         }
     }
 
@@ -91,14 +133,44 @@ impl Adapter {
             "generic" => Some(Adapter::Generic),
             "mlflow" => Some(Adapter::Mlflow),
             "wandb" => Some(Adapter::Wandb),
+            "hf_trainer" => Some(Adapter::HfTrainer),
+            "lightning" => Some(Adapter::Lightning),
+            "sacred" => Some(Adapter::Sacred),
+            "hydra" => Some(Adapter::Hydra),
+            "tensorboard" => Some(Adapter::Tensorboard),
+            "dvc" => Some(Adapter::Dvc),
             _ => None,
+        }
+    }
+
+    /// How this reader names families, for `runs.list`.
+    pub fn family_source(self) -> &'static str {
+        match self {
+            Adapter::Generic => "by file-name prefix",
+            Adapter::Mlflow => "by MLflow run name",
+            Adapter::Wandb => "by W&B program",
+            Adapter::HfTrainer => "by Trainer output directory name",
+            Adapter::Lightning => "by Lightning logger name",
+            Adapter::Sacred => "by Sacred experiment name",
+            Adapter::Hydra => "by Hydra job name",
+            Adapter::Tensorboard => "by TensorBoard log directory name",
+            Adapter::Dvc => "by DVC stage name",
         }
     }
 
     /// What a reader of this adapter's numbers must know, if anything.
     pub fn caveat(self) -> Option<&'static str> {
         match self {
-            Adapter::Generic => None,
+            Adapter::Generic | Adapter::HfTrainer | Adapter::Hydra | Adapter::Dvc => None,
+            Adapter::Tensorboard => Some(
+                "values read from TensorBoard event files are each logged step's scalar; the ranked one is the best step of the most held-out split, which need not be the checkpoint that was kept",
+            ),
+            Adapter::Lightning => Some(
+                "values read from a Lightning metrics.csv are each logged step's value; the ranked one is the best step of the most held-out split, which need not be the checkpoint that was kept",
+            ),
+            Adapter::Sacred => Some(
+                "values read from Sacred are the scalars logged with log_scalar (the best step is ranked) and the run's returned result",
+            ),
             Adapter::Mlflow => Some(
                 "values read from MLflow are each metric's latest logged value (highest step, then latest time), not the best step and not the curve",
             ),
@@ -242,27 +314,62 @@ pub(crate) fn abs(path: &Path) -> String {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).to_string_lossy().into_owned()
 }
 
-/// The file-reading part of discovery: result files, configs, W&B and the MLflow
-/// file store.
-pub fn discover_files(project_dir: &Path) -> (Discovery, HashSet<String>) {
+/// The file-reading part of discovery: framework layouts, result files, configs, W&B
+/// and the MLflow file store. With `deep` the whole project is walked for the
+/// layouts frameworks and trackers write; without it (the research root read as a
+/// fallback project) only its own results directories and top-level trackers are.
+pub fn discover_files(project_dir: &Path, deep: bool) -> (Discovery, HashSet<String>, Vec<PathBuf>) {
     let mut d = Discovery::default();
     let mut seen = HashSet::new();
-    generic::results(project_dir, &mut d, &mut seen);
+    let layouts = if deep {
+        walk::find(project_dir)
+    } else {
+        let mut l = walk::Layouts::default();
+        for (name, v) in [("mlruns", &mut l.mlruns), ("wandb", &mut l.wandb)] {
+            if project_dir.join(name).is_dir() {
+                v.push(project_dir.join(name));
+            }
+        }
+        if project_dir.join("mlflow.db").is_file() {
+            l.mlflow_dbs.push(project_dir.join("mlflow.db"));
+        }
+        l
+    };
+    hf::runs(project_dir, &layouts.hf, &mut d, &mut seen);
+    csvlog::lightning(project_dir, &layouts.lightning, &mut d, &mut seen);
+    sacred::runs(project_dir, &layouts.sacred, &mut d, &mut seen);
+    hydra::runs(project_dir, &layouts.hydra, &layouts.hydra_orphans, &mut d, &mut seen);
+    tfevents::runs(project_dir, &layouts.tensorboard, &mut d, &mut seen);
+    let dvc_files = dvc::runs(project_dir, &layouts.dvc, &mut d, &mut seen);
+    let mut claimed: Vec<&PathBuf> = layouts.claimed_dirs();
+    claimed.extend(&dvc_files);
+    generic::results(project_dir, &claimed, &mut d, &mut seen);
     config::specs(project_dir, &mut d, &mut seen);
-    wandb::runs(project_dir, &mut d, &mut seen);
-    mlflow::file_store(project_dir, &mut d, &mut seen);
-    (d, seen)
+    for w in &layouts.wandb {
+        wandb::runs(project_dir, w, &mut d, &mut seen);
+    }
+    for m in &layouts.mlruns {
+        mlflow::file_store(project_dir, m, &mut d, &mut seen);
+    }
+    (d, seen, layouts.mlflow_dbs)
 }
 
-/// Read one project directory: result files, configs, then trackers. The file reading
-/// runs on tokio's blocking pool, so a long scan does not stall other tasks.
+/// Read one project directory, walking it whole (see [`discover_files`]). The file
+/// reading runs on tokio's blocking pool, so a long scan does not stall other tasks.
 pub async fn discover(project_dir: &Path) -> Discovery {
+    discover_with(project_dir, true).await
+}
+
+/// [`discover`], choosing whether to walk the whole directory.
+pub async fn discover_with(project_dir: &Path, deep: bool) -> Discovery {
     let dir = project_dir.to_path_buf();
-    let (mut d, mut seen) = match tokio::task::spawn_blocking(move || discover_files(&dir)).await {
+    let (mut d, mut seen, dbs) = match tokio::task::spawn_blocking(move || discover_files(&dir, deep)).await {
         Ok(found) => found,
-        Err(_) => discover_files(project_dir),
+        Err(_) => discover_files(project_dir, deep),
     };
-    mlflow::sqlite(project_dir, &mut d, &mut seen).await;
+    for db in dbs {
+        mlflow::sqlite(project_dir, &db, &mut d, &mut seen).await;
+    }
     d
 }
 
@@ -270,16 +377,24 @@ pub async fn discover(project_dir: &Path) -> Discovery {
 /// files actually are.
 pub fn diagnose_empty(dir: &Path) -> String {
     let mut files: Vec<std::path::PathBuf> = Vec::new();
-    let mut tracker = Vec::new();
+    let mut tracker: Vec<String> = Vec::new();
+    let mut framework: Vec<String> = Vec::new();
     for e in walkdir::WalkDir::new(dir)
-        .max_depth(6)
+        .max_depth(walk::MAX_DEPTH)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
         .flatten()
     {
-        if e.depth() == 1 && TRACKERS.contains(&e.file_name().to_string_lossy().as_ref()) {
-            tracker.push(e.file_name().to_string_lossy().into_owned());
+        let fname = e.file_name().to_string_lossy();
+        if e.depth() >= 1 && TRACKERS.contains(&fname.as_ref()) {
+            let rel = e.path().strip_prefix(dir).unwrap_or(e.path()).display().to_string();
+            if !tracker.iter().any(|t: &String| rel.starts_with(&format!("{t}/"))) {
+                tracker.push(rel);
+            }
+        }
+        if e.file_type().is_file() && FRAMEWORK_FILES.contains(&fname.as_ref()) {
+            framework.push(e.path().strip_prefix(dir).unwrap_or(e.path()).display().to_string());
         }
         if e.file_type().is_file() {
             files.push(e.path().strip_prefix(dir).unwrap_or(e.path()).to_path_buf());
@@ -289,9 +404,19 @@ pub fn diagnose_empty(dir: &Path) -> String {
         }
     }
     if !tracker.is_empty() {
+        tracker.truncate(4);
         return format!(
-            "found {} but no run in it with a finite metric (deleted MLflow runs, and W&B runs whose wandb-summary.json holds only bookkeeping keys, are skipped)",
+            "found {} but no run in it with a finite metric (deleted MLflow runs, and W&B runs whose wandb-summary.json holds only bookkeeping keys, are skipped; the scan's skipped list gives each one's reason)",
             tracker.join(" and ")
+        );
+    }
+    if !framework.is_empty() {
+        let more = framework.len().saturating_sub(3);
+        framework.truncate(3);
+        return format!(
+            "found files a training framework writes ({}{}) but none yielded a run; the scan's skipped list gives each file's reason",
+            framework.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
         );
     }
     if files.is_empty() {
@@ -347,7 +472,7 @@ pub fn diagnose_empty(dir: &Path) -> String {
         );
     }
     format!(
-        "{} under a results directory, but none held a result: expected a JSON object of numbers like {{\"wer\": 0.05}}, a list of such objects, or a CSV with numeric columns and a column naming each row ({}); see the per-file notes for why each was refused",
+        "{} under a results directory, but none held a result: expected a JSON object of numbers like {{\"wer\": 0.05}}, a list of such objects, or a CSV with numeric columns and a column naming each row ({}); the scan's skipped list gives each file's reason",
         attest_core::text::plural(in_results.len(), "file", "files"),
         formats::LABEL_COLUMNS.join(", ")
     )

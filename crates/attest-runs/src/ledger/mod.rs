@@ -16,7 +16,7 @@ mod scan;
 
 pub use query::{FamilyCount, MetricRow, RunDetail, RunList, RunSummary};
 pub use record::{PlannedFile, RecordOutcome, RecordRequest};
-pub use scan::{EmptyProject, ProjectScan, ScanProgress, ScanReport};
+pub use scan::{EmptyProject, ProjectScan, ScanProgress, ScanReport, SkippedFile};
 
 /// How a ledger finds what it needs beyond the database.
 #[derive(Debug, Clone, Default)]

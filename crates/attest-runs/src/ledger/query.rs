@@ -13,6 +13,7 @@ use super::Ledger;
 use crate::LedgerError;
 use crate::compare::{self, ArmRun, Comparison};
 use crate::direction::Directions;
+use crate::discover::declared::Declared;
 use crate::discover::{Adapter, Metric, RunCaveat};
 use crate::family::family_of;
 
@@ -46,6 +47,10 @@ pub struct FamilyCount {
     pub family: String,
     /// Runs in it.
     pub n: i64,
+    /// How its runs were grouped (`by Lightning logger name, arms told apart by config
+    /// (dropout varies)`, `declared in attest.toml`, `by file-name prefix`); empty for
+    /// families past the first eight, which callers only count.
+    pub grouped_by: String,
 }
 
 /// A page of runs.
@@ -171,7 +176,15 @@ impl Ledger {
         .bind(family)
         .fetch_all(self.store.pool())
         .await?;
-        Ok(rows.into_iter().map(|r| FamilyCount { project: r.get(0), family: r.get(1), n: r.get(2) }).collect())
+        let mut out = Vec::new();
+        for r in rows {
+            let (project, family): (String, String) = (r.get(0), r.get(1));
+            // Described for the families a caller shows (the first eight); the rest
+            // only need their counts.
+            let grouped_by = if out.len() < 8 { self.grouping(&project, &family).await? } else { String::new() };
+            out.push(FamilyCount { project, family, n: r.get(2), grouped_by });
+        }
+        Ok(out)
     }
 
     /// Families with their run counts, largest first.
@@ -293,7 +306,7 @@ impl Ledger {
         project: Option<&str>,
     ) -> Result<Comparison, LedgerError> {
         let rows = sqlx::query(
-            "SELECT r.id, r.project, r.name, r.status, r.adapter, r.source_path, r.corpus, c.contested, r.caveats \
+            "SELECT r.id, r.project, r.name, r.status, r.adapter, r.source_path, r.corpus, c.contested, r.caveats, r.config_json \
              FROM runs r LEFT JOIN corpora c ON c.name = r.corpus WHERE r.family = $1 AND ($2 IS NULL OR r.project = $2) ORDER BY r.name",
         )
         .bind(family)
@@ -315,6 +328,7 @@ impl Ledger {
                 corpus: r.get(6),
                 corpus_contested: r.get(7),
                 caveats: r.get::<Option<String>, _>(8).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+                config: r.get::<Option<String>, _>(9).and_then(|s| serde_json::from_str(&s).ok()),
                 metrics: Vec::new(),
             })
             .collect();
@@ -343,7 +357,60 @@ impl Ledger {
             (ps.len() == 1).then(|| ps[0].to_string())
         };
         let directions = self.directions(only_project.as_deref().or(project)).await?;
-        compare::compare(family, &runs, metric, &directions).map_err(LedgerError::Refused)
+        let mut opts = compare::CompareOptions::default();
+        if let Some(p) = &only_project
+            && let Some(declared) = self.declared(p).await?
+            && let Some(f) = declared.named(p, family)
+        {
+            opts.labels = f.arms.clone();
+            opts.metric = f.metric.clone();
+        }
+        compare::compare_with(family, &runs, metric, &directions, &opts).map_err(LedgerError::Refused)
+    }
+
+    /// The research root a project was last scanned under.
+    async fn root_of(&self, project: &str) -> Result<Option<PathBuf>, LedgerError> {
+        let r: Option<String> = sqlx::query("SELECT root FROM projects WHERE name = $1")
+            .bind(project)
+            .fetch_optional(self.store.pool())
+            .await?
+            .map(|r| r.get(0));
+        Ok(r.map(PathBuf::from).or_else(|| self.opts.root.clone()))
+    }
+
+    /// The grouping declared in the project's research root (`attest.toml`), if any.
+    async fn declared(&self, project: &str) -> Result<Option<Declared>, LedgerError> {
+        let Some(root) = self.root_of(project).await? else { return Ok(None) };
+        Declared::load(&root).map(Some).map_err(LedgerError::refused)
+    }
+
+    /// How a family's arms were grouped, in words: declared in `attest.toml`, by the
+    /// config keys that vary, or by how its reader names families.
+    pub async fn grouping(&self, project: &str, family: &str) -> Result<String, LedgerError> {
+        if let Some(d) = self.declared(project).await?
+            && d.named(project, family).is_some()
+        {
+            return Ok("declared in attest.toml".into());
+        }
+        let rows =
+            sqlx::query("SELECT name, adapter, config_json FROM runs WHERE project = $1 AND family = $2 ORDER BY name")
+                .bind(project)
+                .bind(family)
+                .fetch_all(self.store.pool())
+                .await?;
+        let configs: Vec<Option<Value>> =
+            rows.iter().map(|r| r.get::<Option<String>, _>(2).and_then(|s| serde_json::from_str(&s).ok())).collect();
+        let refs: Vec<Option<&Value>> = configs.iter().map(Option::as_ref).collect();
+        let adapter = rows.first().and_then(|r| Adapter::parse(&r.get::<String, _>(1))).unwrap_or(Adapter::Generic);
+        Ok(match crate::family::varying_keys(&refs) {
+            Some((keys, _)) => format!(
+                "{}, arms told apart by config ({} {})",
+                adapter.family_source(),
+                keys.join(", "),
+                if keys.len() == 1 { "varies" } else { "vary" }
+            ),
+            None => adapter.family_source().to_string(),
+        })
     }
 
     async fn no_family(&self, family: &str, project: Option<&str>) -> Result<String, LedgerError> {

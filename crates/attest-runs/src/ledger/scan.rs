@@ -57,6 +57,17 @@ pub struct EmptyProject {
     pub notes: Vec<FileNote>,
 }
 
+/// A file (or directory) a scan refused, skipped or read only in part, with why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SkippedFile {
+    /// The project it is in.
+    pub project: String,
+    /// Its path, relative to the project directory.
+    pub path: String,
+    /// Why, and what to do about it.
+    pub reason: String,
+}
+
 /// What a scan did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScanReport {
@@ -70,6 +81,10 @@ pub struct ScanReport {
     pub projects: Vec<ProjectScan>,
     /// Projects without, each with a diagnostic.
     pub empty: Vec<EmptyProject>,
+    /// Every file the scan refused, skipped or read in part, across projects, with why
+    /// (the per-project `notes`, flattened: what `attest runs scan --explain` lists).
+    #[serde(default)]
+    pub skipped: Vec<SkippedFile>,
     /// One line saying what happened.
     pub message: String,
 }
@@ -113,6 +128,7 @@ impl Ledger {
         }
         let root = std::path::absolute(root).map_err(|source| LedgerError::Io { path: root.into(), source })?;
         let manifest = Manifest::load(&root)?;
+        let declared = discover::declared::Declared::load(&root).map_err(LedgerError::refused)?;
         let root_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
         // (name, dir, is_fallback)
         let mut candidates: Vec<(String, PathBuf, bool)> = Vec::new();
@@ -152,7 +168,8 @@ impl Ledger {
             if progress(&p).is_break() {
                 return Err(LedgerError::refused("scan cancelled; nothing was written"));
             }
-            let d = discover::discover(&dir).await;
+            let mut d = discover::discover_with(&dir, !fallback).await;
+            declared.apply(&name, &mut d.records);
             if d.records.is_empty() {
                 if fallback || consumed.contains(&name) {
                     continue;
@@ -263,6 +280,18 @@ impl Ledger {
             .await?;
         }
         tx.commit().await?;
+        let skipped: Vec<SkippedFile> = projects_out
+            .iter()
+            .map(|p| (&p.project, &p.notes))
+            .chain(empty_out.iter().map(|e| (&e.project, &e.notes)))
+            .flat_map(|(project, notes)| {
+                notes.iter().map(move |n| SkippedFile {
+                    project: project.clone(),
+                    path: n.path.clone(),
+                    reason: n.note.clone(),
+                })
+            })
+            .collect();
 
         let message = if total_runs == 0 {
             let why: Vec<String> = empty_out.iter().map(|e| format!("{}: {}", e.project, e.diagnostic)).collect();
@@ -270,7 +299,7 @@ impl Ledger {
                 "found no runs under {}{}",
                 root.display(),
                 if why.is_empty() {
-                    " -- it has no project subdirectories and no results/ of its own; projects are subdirectories holding results/ (or logs/, outputs/, metrics/), configs/, mlruns/, mlflow.db or wandb/".to_string()
+                    " -- it has no project subdirectories and no results/ of its own; projects are subdirectories holding results/ (or logs/, outputs/, metrics/), configs/, mlruns/, mlflow.db, wandb/, or the directories training frameworks write (Trainer output directories, lightning_logs/, Sacred runs, Hydra multirun/)".to_string()
                 } else {
                     format!(". {}", why.join(". "))
                 }
@@ -293,6 +322,7 @@ impl Ledger {
             total_runs,
             projects: projects_out,
             empty: empty_out,
+            skipped,
             message,
         })
     }

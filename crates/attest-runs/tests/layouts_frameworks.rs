@@ -1,0 +1,204 @@
+//! The layouts training frameworks write (tests/fixtures/frameworks/, made by
+//! scripts/gen_framework_fixtures.py with the frameworks' own writers where they run
+//! without torch; see specs/fixtures.md §9), scanned, listed and compared through the
+//! provenance tools as an agent sees them: one insta snapshot of whole answers per
+//! layout. Paths under the fixture root become `[root]`, times `[time]`, digests
+//! `[hash]`.
+
+use std::path::{Path, PathBuf};
+
+use attest_core::{Catalogue, Config, ToolNames};
+use serde_json::{Value, json};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").canonicalize().unwrap()
+}
+
+async fn catalogue(db: &Path, root: &Path) -> Catalogue {
+    let config = Config {
+        db: db.join("attest.db"),
+        root: Some(root.to_path_buf()),
+        tool_names: ToolNames::Dotted,
+        expand: false,
+        http_token: None,
+        metric_directions: None,
+    };
+    attest_runs::tools::catalogue(&config, None).await.unwrap()
+}
+
+async fn call(c: &Catalogue, root: &Path, tool: &str, args: &Value) -> Value {
+    let answer = c.call(tool, args.as_object().cloned().unwrap_or_default()).await.expect("no internal fault");
+    let text = serde_json::to_string(&answer).unwrap().replace(&root.display().to_string(), "[root]");
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?").unwrap();
+    // Event files and Sacred's metrics.json hold wall-clock times, so their digests
+    // change with every regeneration; evidence hashing is tested in hash.rs.
+    let hash = regex::Regex::new(r"\b[0-9a-f]{64}\b|blake3 [0-9a-f]{12}").unwrap();
+    let text = time.replace_all(&text, "[time]");
+    serde_json::from_str(&hash.replace_all(&text, "[hash]")).unwrap()
+}
+
+/// Scan `root`, then make each call; the whole transcript as one value.
+async fn transcript(root: &Path, calls: &[(&str, Value)]) -> Value {
+    let db = tempfile::tempdir().unwrap();
+    let c = catalogue(db.path(), root).await;
+    let mut all =
+        vec![json!({"call": "runs.scan", "answer": call(&c, root, "runs.scan", &json!({"confirm": true})).await})];
+    for (tool, args) in calls {
+        all.push(json!({"call": tool, "args": args, "answer": call(&c, root, tool, args).await}));
+    }
+    Value::Array(all)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).follow_links(false) {
+        let e = e.unwrap();
+        let dest = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Each framework layout: its research root, and the calls after the scan.
+#[tokio::test]
+async fn framework_layouts_scan_list_and_compare() {
+    let cases: Vec<(&str, Vec<(&str, Value)>)> = vec![
+        (
+            "hf-trainer",
+            vec![
+                ("runs.list", json!({})),
+                ("runs.compare", json!({"family": "outputs"})),
+                ("runs.compare", json!({"family": "outputs", "metric": "eval_loss"})),
+                ("runs.detail", json!({"name": "lr3e-5"})),
+            ],
+        ),
+        (
+            "lightning",
+            vec![
+                ("runs.list", json!({})),
+                ("runs.compare", json!({"family": "mnist_cnn"})),
+                ("runs.compare", json!({"family": "mnist_cnn", "metric": "val_loss"})),
+            ],
+        ),
+        ("keras", vec![("runs.list", json!({})), ("runs.compare", json!({"family": "cnn"}))]),
+        ("sacred", vec![("runs.list", json!({})), ("runs.compare", json!({"family": "mnist_mlp"}))]),
+        ("hydra", vec![("runs.list", json!({})), ("runs.compare", json!({"family": "train"}))]),
+        (
+            "tensorboard",
+            vec![
+                ("runs.list", json!({})),
+                ("runs.compare", json!({"family": "runs"})),
+                ("runs.detail", json!({"name": "runs/lr1.0"})),
+            ],
+        ),
+        ("dvc", vec![("runs.list", json!({})), ("runs.compare", json!({"family": "train"}))]),
+    ];
+    for (layout, calls) in cases {
+        let root = fixtures().join("frameworks").join(layout);
+        let t = transcript(&root, &calls).await;
+        insta::assert_json_snapshot!(format!("layout_{layout}"), t);
+    }
+}
+
+/// MLflow and W&B one or two levels deeper than a project's top level are read the
+/// same as at the top, and W&B's `latest-run` link is still read once.
+#[tokio::test]
+async fn trackers_at_any_depth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let trackers = fixtures().join("trackers");
+    copy_tree(&trackers.join("mlflow-files/cnn-dropout/mlruns"), &root.join("vision/experiments/cnn/mlruns"));
+    copy_tree(&trackers.join("wandb/tiny-lm/wandb"), &root.join("lm/training/wandb"));
+    let t = transcript(
+        &root,
+        &[
+            ("runs.list", json!({"limit": 25})),
+            ("runs.compare", json!({"family": "dropout_sweep"})),
+            ("runs.compare", json!({"family": "train_tiny_lm", "metric": "val_ppl"})),
+        ],
+    )
+    .await;
+    insta::assert_json_snapshot!("layout_trackers_at_depth", t);
+}
+
+/// A grouping declared in `<root>/attest.toml` overrides the one read off names:
+/// its family, arm labels and metric.
+#[tokio::test]
+async fn declared_grouping_overrides() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    copy_tree(&fixtures().join("frameworks/hf-trainer"), &root);
+    std::fs::write(
+        root.join("attest.toml"),
+        "[[family]]\nname = \"sst2-lr\"\nruns = [\"lr?e-5\"]\nmetric = \"eval_loss\"\n[family.arms]\n\"lr1e-5\" = \"1e-5 (paper default)\"\n\"lr3e-5\" = \"3e-5\"\n\"lr5e-5\" = \"5e-5\"\n",
+    )
+    .unwrap();
+    let t = transcript(&root, &[("runs.list", json!({})), ("runs.compare", json!({"family": "sst2-lr"}))]).await;
+    insta::assert_json_snapshot!("layout_declared", t);
+
+    std::fs::write(root.join("attest.toml"), "[[families]]\nname = \"x\"\n").unwrap();
+    let t = transcript(&root, &[]).await;
+    let answer = &t[0]["answer"];
+    assert_eq!(answer["ok"], false, "{answer}");
+    assert!(answer["answer"].as_str().unwrap().contains("is not a valid attest.toml"), "{answer}");
+}
+
+/// A project that yields nothing is told what was found, in the terms of its layout:
+/// never "move MLflow into results/", and the reasons are in the scan's skipped list.
+#[tokio::test]
+async fn empty_projects_get_advice_that_fits_the_layout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let exp = root.join("deep/experiments/cnn/mlruns/1");
+    std::fs::create_dir_all(&exp).unwrap();
+    std::fs::write(exp.join("meta.yaml"), "experiment_id: '1'\nlifecycle_stage: deleted\nname: cnn\n").unwrap();
+    let hf = root.join("killed/outputs/lr1e-5");
+    std::fs::create_dir_all(&hf).unwrap();
+    std::fs::write(hf.join("trainer_state.json"), "{\"log_history\": [{\"loss\": 1.2, \"st").unwrap();
+    let plain = root.join("loose/analysis");
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::write(plain.join("scores.json"), "{\"wer\": 0.1}").unwrap();
+    let t = transcript(&root, &[]).await;
+    let text = t[0]["answer"]["answer"].as_str().unwrap().to_string();
+    let cases = [
+        ("deep: found experiments/cnn/mlruns but no run in it", "results/"),
+        ("killed: found files a training framework writes (outputs/lr1e-5/trainer_state.json)", "results/"),
+        ("loose: 1 file in readable formats, none under a results directory (they are in analysis/)", "per-file"),
+    ];
+    for (want, never) in cases {
+        let line = text.split(". ").find(|l| l.starts_with(&want[..5])).unwrap_or_else(|| panic!("{want} in {text}"));
+        assert!(line.starts_with(want), "{line}");
+        assert!(!line.contains(never), "{line}");
+    }
+    assert_eq!(t[0]["answer"]["ok"], false, "nothing found is a refusal");
+    assert!(
+        text.contains("Skipped: deep/experiments/cnn/mlruns/1: skipped: the MLflow experiment is deleted; killed/outputs/lr1e-5/trainer_state.json: skipped: not valid JSON"),
+        "the refusal lists what the diagnostics point to: {text}"
+    );
+}
+
+/// Files that merely share a framework's file names inside a project's results
+/// directory stay plain result files: the directory is not taken for a Trainer output
+/// directory or a Sacred run.
+#[tokio::test]
+async fn framework_file_names_in_results_stay_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let res = root.join("p/results");
+    std::fs::create_dir_all(&res).unwrap();
+    for (f, text) in [
+        ("eval_results.json", "{\"wer\": 0.12}"),
+        ("run.json", "{\"wer\": 0.2}"),
+        ("config.json", "{\"wer\": 0.3}"),
+        ("sweep_a.json", "{\"wer\": 0.1}"),
+    ] {
+        std::fs::write(res.join(f), text).unwrap();
+    }
+    let t = transcript(&root, &[("runs.list", json!({}))]).await;
+    let mut names: Vec<&str> =
+        t[1]["answer"]["data"]["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["config", "eval_results", "run", "sweep_a"], "{t}");
+}
