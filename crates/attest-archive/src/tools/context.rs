@@ -34,6 +34,9 @@ pub struct Context {
     /// Serving another surface's search only (the knowledge surface's `feed.search`):
     /// no reader is created, and refusals point to the feed surface for that.
     search_only: bool,
+    /// How a person fills an empty archive from the surface serving this context, and
+    /// the tools that do it: said when a read finds nothing to rank.
+    fill: (&'static str, &'static [&'static str]),
 }
 
 impl std::fmt::Debug for Context {
@@ -139,7 +142,20 @@ impl Context {
             generation: AtomicU64::new(0),
             reader_generations: Default::default(),
             search_only: false,
+            fill: ("fill it on the feed surface (attest-feed) or with `attest ingest`", &[]),
         }
+    }
+
+    /// Say how to fill an empty archive from the serving surface (`text`, completing
+    /// "the archive is empty: …"), offering `tools`.
+    pub fn with_fill_hint(mut self, text: &'static str, tools: &'static [&'static str]) -> Context {
+        self.fill = (text, tools);
+        self
+    }
+
+    /// How to fill an empty archive, and the tools that do it.
+    pub fn fill_hint(&self) -> (&'static str, &'static [&'static str]) {
+        self.fill
     }
 
     /// A context for serving `feed.search` on another surface: it never creates a

@@ -61,10 +61,11 @@ pub async fn reader_for(ctx: &Context, tool: &str, name: &str) -> Result<(Reader
             // Interests seeded from an empty archive would say nothing; a read on an
             // empty archive has nothing to show anyway, so nobody is created by it.
             if ctx.store.counts().await.map_err(feed_fault)?.items == 0 {
+                let (how, tools) = ctx.fill_hint();
                 return Err(Stop::refuse(format!(
-                    "the archive is empty, so {tool} has nothing to rank yet: subscribe with feed.source_add(url) (or run attest ingest with a feeds file), then ask again. To set '{name}''s topics first, use feed.persona_create."
+                    "the archive is empty, so {tool} has nothing to rank yet: {how}, then ask again. To set '{name}''s topics first, use feed.persona_create."
                 ))
-                .with_options(["feed.source_add", "feed.persona_create"]));
+                .with_options(tools.iter().copied().chain(["feed.persona_create"])));
             }
             let tags = ctx.store.tag_counts(200).await.map_err(feed_fault)?;
             let interests = persona::seed_interests(&tags);

@@ -49,7 +49,10 @@ impl Context {
     /// A context with an explicit fetcher, no embedding server and `feed.research` off.
     pub fn with_fetcher(store: FeedStore, fetcher: Fetcher) -> Context {
         Context {
-            archive: Arc::new(attest_archive::tools::Context::new(store)),
+            archive: Arc::new(attest_archive::tools::Context::new(store).with_fill_hint(
+                "subscribe with feed.source_add(url) (or run attest ingest with a feeds file)",
+                &["feed.source_add"],
+            )),
             fetcher,
             research: ResearchConfig::default(),
         }
@@ -58,8 +61,10 @@ impl Context {
     /// Use this embedding server for ranking (`None`: words only). Call before the
     /// context is shared.
     pub fn with_embedder(mut self, embed: Option<EmbedService>) -> Context {
-        let archive = Arc::try_unwrap(self.archive)
-            .unwrap_or_else(|shared| attest_archive::tools::Context::new(shared.store.clone()));
+        let archive = Arc::try_unwrap(self.archive).unwrap_or_else(|shared| {
+            let (how, tools) = shared.fill_hint();
+            attest_archive::tools::Context::new(shared.store.clone()).with_fill_hint(how, tools)
+        });
         self.archive = Arc::new(archive.with_embedder(embed));
         self
     }
