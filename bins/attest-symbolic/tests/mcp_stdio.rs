@@ -42,8 +42,12 @@ const ALL_SYM_TOOLS: &[&str] = &[
     "sym.differentiate",
     "sym.evaluate",
     "sym.integrate",
+    "sym.limit",
+    "sym.matrix",
+    "sym.series",
     "sym.simplify",
     "sym.solve",
+    "sym.sum",
     "sym.tools",
     "sym.verify",
 ];

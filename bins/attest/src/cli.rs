@@ -133,6 +133,9 @@ enum RunsCommand {
         /// Only this project (a directory under the root).
         #[arg(long)]
         project: Option<String>,
+        /// Also list every file the scan skipped or refused, with the reason.
+        #[arg(long)]
+        explain: bool,
     },
     /// List recorded runs.
     List {
@@ -384,7 +387,7 @@ fn code(answer: &Answer<Value>) -> ExitCode {
 
 async fn runs(command: RunsCommand, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let (tool, args) = match command {
-        RunsCommand::Scan { project } => return scan(project, config, json).await,
+        RunsCommand::Scan { project, explain } => return scan(project, explain, config, json).await,
         RunsCommand::List { project, family, limit } => {
             ("runs.list", json!({ "project": project, "family": family, "limit": limit }))
         }
@@ -414,7 +417,7 @@ async fn runs(command: RunsCommand, config: &Config, json: bool) -> anyhow::Resu
 
 /// `attest runs scan`: the same scan and answer as `runs.scan`, with a progress bar
 /// when stderr is a terminal.
-async fn scan(project: Option<String>, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+async fn scan(project: Option<String>, explain: bool, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let Some(root) = config.root.clone() else {
         return usage("no research root: pass --root DIR or set RESEARCH_ROOT to the directory holding your projects");
     };
@@ -445,9 +448,12 @@ async fn scan(project: Option<String>, config: &Config, json: bool) -> anyhow::R
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let answer = match report {
-        Ok(r) => attest_runs::tools::scan_answer(r).into_value(),
-        Err(attest_runs::LedgerError::Refused(msg)) => Answer::refuse(msg),
+    let (answer, skipped) = match report {
+        Ok(r) => {
+            let skipped = r.skipped.clone();
+            (attest_runs::tools::scan_answer(r).into_value(), skipped)
+        }
+        Err(attest_runs::LedgerError::Refused(msg)) => (Answer::refuse(msg), Vec::new()),
         Err(e) => return Err(e.into()),
     };
     let mut out = std::io::stdout().lock();
@@ -455,6 +461,16 @@ async fn scan(project: Option<String>, config: &Config, json: bool) -> anyhow::R
         writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
     } else {
         print::answer(&mut out, &answer)?;
+        if explain {
+            if skipped.is_empty() {
+                writeln!(out, "\nno file was skipped")?;
+            } else {
+                writeln!(out, "\n{} skipped:", skipped.len())?;
+                for f in &skipped {
+                    writeln!(out, "  {}/{}: {}", f.project, f.path, f.reason)?;
+                }
+            }
+        }
     }
     Ok(code(&answer))
 }

@@ -116,6 +116,68 @@ pub enum SymCommand {
         #[arg(long = "at", value_name = "NAME=VALUE", allow_hyphen_values = true)]
         at: Vec<String>,
     },
+    /// A limit, two-sided or one-sided, at a point or at ±oo.
+    ///
+    /// `attest sym limit "sin(x)/x" --to 0`, `attest sym limit "1/x" --to 0 --dir right`, or
+    /// LaTeX: `attest sym limit '\lim_{x\to\infty} (1+1/x)^x'`. "Does not exist" is an
+    /// answer (exit 0); exit 3 for unknown.
+    Limit {
+        /// The expression, or a whole `\lim_{x \to a} …`.
+        expr: String,
+        /// The point approached: a number, a constant, `oo` or `-oo`.
+        #[arg(long, allow_hyphen_values = true)]
+        to: Option<String>,
+        /// `left`, `right` or `both`.
+        #[arg(long = "dir")]
+        direction: Option<String>,
+        /// The variable (default: the only variable).
+        #[arg(long)]
+        var: Option<String>,
+    },
+    /// A Taylor (or Laurent) series to order n about a point.
+    ///
+    /// `attest sym series "cos(x)" --order 6`, `attest sym series "sqrt(x)" --about 1`.
+    Series {
+        /// The expression.
+        expr: String,
+        /// The point expanded about (default 0).
+        #[arg(long, allow_hyphen_values = true)]
+        about: Option<String>,
+        /// The order n: terms below (x - a)^n, remainder O((x - a)^n).
+        #[arg(long)]
+        order: Option<i64>,
+        /// The variable (default: the only variable).
+        #[arg(long)]
+        var: Option<String>,
+    },
+    /// A finite sum in closed form, or a series' value or convergence.
+    ///
+    /// `attest sym sum "k^3" --to n`, `attest sym sum "1/k^2" --to oo`, or
+    /// `attest sym sum '\sum_{k=1}^{n} k^2'`.
+    Sum {
+        /// The summand, or a whole `\sum_{k=a}^{b} …`.
+        expr: String,
+        /// The lower bound (default 1).
+        #[arg(long, allow_hyphen_values = true)]
+        from: Option<String>,
+        /// The upper bound: an integer, an expression (`n`) or `oo`.
+        #[arg(long, allow_hyphen_values = true)]
+        to: Option<String>,
+        /// The index (default: the summand's variable).
+        #[arg(long)]
+        var: Option<String>,
+    },
+    /// Determinant, inverse, rank, transpose, product or eigenvalues of small matrices.
+    ///
+    /// `attest sym matrix "[[2, 1], [1, 1]]" --op inverse`; a product takes both:
+    /// `attest sym matrix "[[1,2],[3,4]] * [[0,1],[1,0]]" --op product`.
+    Matrix {
+        /// The matrix (or matrices), `[[…], […]]` or LaTeX `pmatrix`/`bmatrix`.
+        expr: String,
+        /// determinant, inverse, rank, transpose, product, eigenvalues or summary.
+        #[arg(long = "op")]
+        operation: Option<String>,
+    },
     /// Convert a quantity with units.
     ///
     /// `attest sym units "3.2 eV in joules"`.
@@ -213,6 +275,16 @@ fn request(command: SymCommand) -> anyhow::Result<(&'static str, Value)> {
             ("sym.evaluate", json!({ "expr": expr, "subs": subs }))
         }
         SymCommand::Units { text } => ("sym.evaluate", json!({ "units": text })),
+        SymCommand::Limit { expr, to, direction, var } => {
+            ("sym.limit", json!({ "expr": expr, "to": to, "direction": direction, "var": var }))
+        }
+        SymCommand::Series { expr, about, order, var } => {
+            ("sym.series", json!({ "expr": expr, "about": about, "order": order, "var": var }))
+        }
+        SymCommand::Sum { expr, from, to, var } => {
+            ("sym.sum", json!({ "expr": expr, "lower": from, "upper": to, "var": var }))
+        }
+        SymCommand::Matrix { expr, operation } => ("sym.matrix", json!({ "expr": expr, "operation": operation })),
         SymCommand::Ask { question, expr } => {
             ("sym.ask", json!({ "question": question, "expr": expr.unwrap_or_default() }))
         }

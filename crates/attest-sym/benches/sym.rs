@@ -40,6 +40,24 @@ fn benches(c: &mut Criterion) {
     ] {
         c.bench_function(name, |b| b.iter(|| black_box(verify(lhs, rhs, &l).ok())));
     }
+    // Issue 16's operations, one representative each.
+    c.bench_function("limit/sin(x)/x at 0", |b| {
+        b.iter(|| black_box(attest_sym::limit("sin(x)/x", None, "0", None, &l).ok()))
+    });
+    c.bench_function("limit/(1+1/x)^x at oo", |b| {
+        b.iter(|| black_box(attest_sym::limit("(1 + 1/x)^x", None, "oo", None, &l).ok()))
+    });
+    c.bench_function("series/sin(x) order 8", |b| {
+        b.iter(|| black_box(attest_sym::series("sin(x)", None, None, 8, &l).ok()))
+    });
+    c.bench_function("sum/k^2 to n", |b| b.iter(|| black_box(attest_sym::sum("k^2", None, "1", "n", &l).ok())));
+    c.bench_function("sum/1/k^2 to oo", |b| b.iter(|| black_box(attest_sym::sum("1/k^2", None, "1", "oo", &l).ok())));
+    c.bench_function("matrix/3x3 inverse", |b| {
+        b.iter(|| black_box(attest_sym::matrix("[[2,0,1],[1,3,2],[1,1,2]]", Some("inverse"), &l).ok()))
+    });
+    c.bench_function("solve/3x3 linear system", |b| {
+        b.iter(|| black_box(attest_sym::solve_system("x + y + z = 6; x - y = 0; z = 2", None, &l).ok()))
+    });
     c.bench_function("simplify/identity table lhs (per case)", |b| {
         let mut i = 0;
         b.iter(|| {

@@ -55,6 +55,11 @@ pub fn integrate(text: &str, var: Option<&str>, bounds: Option<(&str, &str)>, li
     let v = resolve_var(&e, var)?;
     let mut cx = Cx::new(*limits);
     let f = normal_form(&e, &mut cx)?;
+    if let Some((a, b)) = bounds
+        && [a, b].iter().any(|t| is_infinite(t))
+    {
+        return improper(&e, &f, &v, (a, b), limits);
+    }
     let mut it = Integrator { v: v.clone(), steps: Vec::new() };
     let anti = it.anti(&f, &mut cx)?;
     let back = derivative(&anti, &v, &mut cx)?.sub(&f, &mut cx)?;
@@ -77,6 +82,164 @@ pub fn integrate(text: &str, var: Option<&str>, bounds: Option<(&str, &str)>, li
         definite(&mut out, &e, &anti, (a, b), limits)?;
     }
     Ok(out)
+}
+
+fn is_infinite(t: &str) -> bool {
+    let t = t.trim().replace(' ', "").to_lowercase();
+    let t = t.strip_prefix(['-', '+']).unwrap_or(&t);
+    matches!(t, "oo" | "∞" | "inf" | "infinity" | "\\infty")
+}
+
+/// A definite integral with an infinite bound: the Gaussian table (`c·e^(−a x²)` over
+/// the half-line or the real line), else the limits of an antiderivative at the bounds
+/// (by [`crate::limit`]); either is confirmed by quadrature after mapping the infinite
+/// range onto a finite one.
+fn improper(e: &Expr, f: &Nf, v: &str, (a, b): (&str, &str), limits: &Limits) -> Result<Integral> {
+    let (pa, _) = crate::limit::parse_point(a, limits)?;
+    let (pb, _) = crate::limit::parse_point(b, limits)?;
+    let lowered = crate::verify::lower(e, limits)?;
+    if lowered.free_symbols().iter().any(|s| s != v) {
+        return Err(SymError::unsupported("an improper integral with parameters is not evaluated here"));
+    }
+    let mut out = Integral {
+        input: e.to_string(),
+        variable: v.to_string(),
+        antiderivative: String::new(),
+        bounds: Some([pa.clone(), pb.clone()]),
+        value: None,
+        numeric: None,
+        checked: String::new(),
+        steps: Vec::new(),
+    };
+    let (value, how) = match gaussian(f, v, &pa, &pb, limits)? {
+        Some(g) => {
+            (g, "known form: ∫ e^(−a x²) dx = √(π/a) over the real line, half that over a half-line".to_string())
+        }
+        None => {
+            let mut cx = Cx::new(*limits);
+            let mut it = Integrator { v: v.to_string(), steps: Vec::new() };
+            let anti = it.anti(f, &mut cx)?;
+            if !derivative(&anti, v, &mut cx)?.sub(f, &mut cx)?.is_zero() {
+                return Err(cannot(e));
+            }
+            out.antiderivative = anti.to_string();
+            out.steps = it.steps;
+            let at = |p: &str, dir: &str| -> Result<crate::limit::LimitResult> {
+                crate::limit::limit(&anti.to_expr().to_string(), Some(v), p, Some(dir), limits)
+            };
+            let (fb, fa) = (at(&pb, "left")?, at(&pa, "right")?);
+            use crate::limit::LimitStatus::{Finite, Infinite};
+            match (fb.status, fa.status) {
+                (Finite, Finite) => {
+                    let d = Expr::sub(
+                        parse_expr(fb.value.as_deref().unwrap_or("0"), limits)?,
+                        parse_expr(fa.value.as_deref().unwrap_or("0"), limits)?,
+                    );
+                    (
+                        normal_form(&d, &mut Cx::new(*limits))?.to_expr(),
+                        format!("F({pb}) − F({pa}) as limits of the antiderivative"),
+                    )
+                }
+                (Infinite, Finite) | (Finite, Infinite) => {
+                    out.value = Some("diverges".into());
+                    out.checked = format!(
+                        "the antiderivative {} tends to {} at {}: the integral diverges",
+                        anti,
+                        if fb.status == Infinite {
+                            fb.value.clone().unwrap_or_default()
+                        } else {
+                            fa.value.clone().unwrap_or_default()
+                        },
+                        if fb.status == Infinite { &pb } else { &pa }
+                    );
+                    return Ok(out);
+                }
+                _ => {
+                    return Err(SymError::unsupported(format!(
+                        "the limits of the antiderivative {anti} at the bounds were not found ({}; {}); the integral is not evaluated",
+                        fb.reason, fa.reason
+                    )));
+                }
+            }
+        }
+    };
+    let exact = eval_f64(&value, &FloatEnv::new())
+        .ok_or_else(|| SymError::unsupported("the value found has no decimal value"))?;
+    let num = quadrature(&lowered, v, &pa, &pb, limits)
+        .ok_or_else(|| SymError::unsupported("the integrand is undefined somewhere on the range: not evaluated"))?;
+    if (num - exact).abs() > 1e-5 * exact.abs().max(1.0) {
+        return Err(SymError::unsupported(format!(
+            "the value {value} found is not confirmed by quadrature ({num}); no answer is given"
+        )));
+    }
+    out.numeric = Some(exact);
+    out.value = Some(value.to_string());
+    out.checked = format!("{how}; quadrature over the mapped range gives {}", attest_core::text::fmt_sig(num, 10));
+    Ok(out)
+}
+
+/// `c·exp(−a x²)` (a > 0 rational) over `[0, oo)`, `(−oo, 0]` or `(−oo, oo)`.
+fn gaussian(f: &Nf, v: &str, a: &str, b: &str, limits: &Limits) -> Result<Option<Expr>> {
+    let half = match (a, b) {
+        ("0", "oo") | ("-oo", "0") => true,
+        ("-oo", "oo") => false,
+        _ => return Ok(None),
+    };
+    // c·exp(u)^k over 1, or c over exp(u)^k (how e^(−x²) is normalised).
+    let (c, atom, k, sign) = if f.den.is_one() && f.num.len() == 1 {
+        let (m, c) = f.num.0.iter().next().expect("one term");
+        let [(a, k)] = m.as_slice() else { return Ok(None) };
+        (c.clone(), a, *k, 1)
+    } else if f.den.len() == 1 && f.num.len() == 1 && f.num.as_const().is_some() {
+        let (m, d) = f.den.0.iter().next().expect("one term");
+        let [(a, k)] = m.as_slice() else { return Ok(None) };
+        (&f.num.as_const().expect("constant") / d, a, *k, -1)
+    } else {
+        return Ok(None);
+    };
+    let Atom::Fn(Func::Exp, u) = atom else { return Ok(None) };
+    let x = Atom::Sym(v.into());
+    if !u.den.is_one() || u.num.atoms().iter().any(|t| *t != x) {
+        return Ok(None);
+    }
+    let cs = u.num.coeffs_in(&x);
+    if cs.len() != 1 {
+        return Ok(None);
+    }
+    let Some(a2) = cs.get(&2).and_then(|p| p.as_const()) else { return Ok(None) };
+    let a2 = &a2 * &q(k as i64 * sign);
+    if a2 >= q(0) {
+        return Ok(None);
+    }
+    let aa = -a2;
+    let root = Expr::pow(Expr::mul(Expr::Pi, Expr::Num(aa.recip())), Expr::Num(crate::expr::qf(1, 2)));
+    let scale = if half { crate::expr::qf(1, 2) } else { q(1) };
+    let e = Expr::mul(Expr::Num(&c * &scale), root);
+    Ok(Some(normal_form(&e, &mut Cx::new(*limits))?.to_expr()))
+}
+
+/// The integral over a range with infinite ends, mapped onto a finite one
+/// (`x = a + t/(1 − t)`, `x = b − t/(1 − t)` or `x = t/(1 − t²)`), by the midpoint rule.
+fn quadrature(f: &Expr, v: &str, a: &str, b: &str, limits: &Limits) -> Option<f64> {
+    let val = |t: &str| -> Option<f64> { eval_f64(&parse_expr(t, limits).ok()?, &FloatEnv::new()) };
+    let g = |x: f64| crate::eval::eval_f64_with(f, &|n: &str| (n == v).then_some(x));
+    let n = 20_000;
+    let mut sum = 0.0;
+    for i in 0..n {
+        let t = (i as f64 + 0.5) / n as f64;
+        let (x, w) = match (a, b) {
+            ("-oo", "oo") => {
+                let t = 2.0 * t - 1.0;
+                (t / (1.0 - t * t), 2.0 * (1.0 + t * t) / (1.0 - t * t).powi(2))
+            }
+            (lo, "oo") => (val(lo)? + t / (1.0 - t), 1.0 / (1.0 - t).powi(2)),
+            ("-oo", hi) => (val(hi)? - t / (1.0 - t), 1.0 / (1.0 - t).powi(2)),
+            _ => return None,
+        };
+        let y = g(x)?;
+        sum += y * w;
+    }
+    Some(sum / n as f64)
 }
 
 fn definite(out: &mut Integral, integrand: &Expr, anti: &Nf, (a, b): (&str, &str), limits: &Limits) -> Result<()> {
@@ -127,9 +290,75 @@ fn poly_depends(p: &Poly, v: &str) -> bool {
     p.atoms().iter().any(|a| depends(a, v))
 }
 
+/// `p(r)` for coefficients from the constant up.
+fn eval_poly(p: &[Q], r: &Q) -> Q {
+    p.iter().rev().fold(Q::from_integer(0.into()), |acc, c| &(&acc * r) + c)
+}
+
+/// `p / (x − r)` for a root `r` (synthetic division; the remainder is dropped).
+fn deflate(p: &[Q], r: &Q) -> Vec<Q> {
+    let n = p.len() - 1;
+    let mut out = vec![Q::from_integer(0.into()); n];
+    let mut carry = Q::from_integer(0.into());
+    for i in (0..n).rev() {
+        carry = &p[i + 1] + &(&carry * r);
+        out[i] = carry.clone();
+    }
+    out
+}
+
+/// The rational roots of a polynomial (coefficients from the constant up), by the
+/// rational-root test over small divisors; empty when the coefficients are too large.
+pub(crate) fn rational_roots(p: &[Q]) -> Vec<Q> {
+    use num_integer::Integer;
+    use num_traits::{Signed, ToPrimitive, Zero};
+    let lcm = p.iter().fold(num_bigint::BigInt::from(1), |l, c| l.lcm(&c.denom()));
+    let ints: Vec<num_bigint::BigInt> = p.iter().map(|c| (c * &Q::from_integer(lcm.clone())).to_integer()).collect();
+    let mut out = Vec::new();
+    let lo = ints.iter().position(|c| !c.is_zero()).unwrap_or(0);
+    if lo > 0 {
+        out.push(Q::from_integer(0.into()));
+    }
+    let (Some(a0), Some(an)) = (ints[lo].abs().to_u64(), ints.last().and_then(|c| c.abs().to_u64())) else {
+        return out;
+    };
+    if a0 > 1_000_000_000_000 || an > 1_000_000_000_000 {
+        return out;
+    }
+    let divisors = |n: u64| -> Vec<u64> {
+        let mut v = Vec::new();
+        let mut i = 1;
+        while i * i <= n {
+            if n.is_multiple_of(i) {
+                v.push(i);
+                if i * i != n {
+                    v.push(n / i);
+                }
+            }
+            i += 1;
+        }
+        v
+    };
+    let (ps, qs) = (divisors(a0), divisors(an));
+    if ps.len() * qs.len() > 20_000 {
+        return out;
+    }
+    for pn in &ps {
+        for qd in &qs {
+            for s in [1i64, -1] {
+                let r = Q::new((*pn as i64 * s).into(), (*qd as i64).into());
+                if !out.contains(&r) && eval_poly(p, &r).is_zero() {
+                    out.push(r);
+                }
+            }
+        }
+    }
+    out
+}
+
 fn cannot(what: impl std::fmt::Display) -> SymError {
     SymError::unsupported(format!(
-        "cannot integrate {what}: no rule here applies (this library integrates polynomials, exp, sin, cos, log, linear substitutions, parts for x^n times e^x, sin, cos or log, and rational functions with denominators of degree ≤ 2)"
+        "cannot integrate {what}: no rule here applies (this library integrates polynomials, exp, sin, cos, log, linear substitutions, parts for x^n times e^x, sin, cos or log and for e^x times sin or cos, and rational functions whose denominators split over the rationals into linear factors and at most one quadratic)"
     ))
 }
 
@@ -144,6 +373,9 @@ impl Integrator {
 
     fn anti(&mut self, f: &Nf, cx: &mut Cx) -> Result<Nf> {
         if poly_depends(&f.den, &self.v) {
+            if let Some(r) = self.exp_den(f, cx)? {
+                return Ok(r);
+            }
             return self.rational(f, cx);
         }
         let inv_den = Nf::make(Poly::one(), f.den.clone(), cx)?;
@@ -193,8 +425,220 @@ impl Integrator {
                 let k = Nf::constant(q(*m as i64 + 1));
                 Ok(("substitution u = sin", s.pow_int(*m as i64 + 1, cx)?.div(&k.mul(&a, cx)?, cx)?))
             }
+            [(t @ Atom::Fn(Func::Sin | Func::Cos, _), 1), (e @ Atom::Fn(Func::Exp, _), k)]
+            | [(e @ Atom::Fn(Func::Exp, _), k), (t @ Atom::Fn(Func::Sin | Func::Cos, _), 1)] => {
+                self.exp_trig(e, *k, t, cx)
+            }
             _ => Err(cannot("this product")),
         }
+    }
+
+    /// `∫ e^(k·p) sin q` and `∫ e^(k·p) cos q` for linear `p`, `q` (by parts twice):
+    /// `e^(kp)(A sin q − B cos q)/(A² + B²)` and `e^(kp)(A cos q + B sin q)/(A² + B²)`,
+    /// with `A`, `B` the slopes of `k·p` and `q`.
+    fn exp_trig(&mut self, e: &Atom, k: u32, t: &Atom, cx: &mut Cx) -> Result<(&'static str, Nf)> {
+        let (Atom::Fn(_, p), Atom::Fn(f, u)) = (e, t) else { return Err(cannot("this product")) };
+        let (a, _) = self.linear(p).ok_or_else(|| cannot("exp of a non-linear argument times sin or cos"))?;
+        let a = a.scale(&q(k as i64));
+        let ek = Nf::atom(e.clone()).pow_int(k as i64, cx)?;
+        Ok(("by parts twice (e^x·sin, e^x·cos)", self.exp_trig_with(&a, &ek, *f, u, cx)?))
+    }
+
+    /// `∫ E·trig(u)` where `E` has slope ratio `E'/E = a` (a constant).
+    fn exp_trig_with(&mut self, a: &Nf, ek: &Nf, f: Func, u: &Nf, cx: &mut Cx) -> Result<Nf> {
+        let (b, _) = self.linear(u).ok_or_else(|| cannot("exp times sin or cos of a non-linear argument"))?;
+        let s = apply(Func::Sin, u, cx)?;
+        let c = apply(Func::Cos, u, cx)?;
+        let norm = a.mul(a, cx)?.add(&b.mul(&b, cx)?, cx)?;
+        let inner = if f == Func::Sin {
+            a.mul(&s, cx)?.sub(&b.mul(&c, cx)?, cx)?
+        } else {
+            a.mul(&c, cx)?.add(&b.mul(&s, cx)?, cx)?
+        };
+        ek.mul(&inner, cx)?.div(&norm, cx)
+    }
+
+    /// `trig(w) / exp(u)^k` (how `e^(−x) sin x` is normalised): the same formula with
+    /// slope `−k·u'`.
+    fn exp_den(&mut self, f: &Nf, cx: &mut Cx) -> Result<Option<Nf>> {
+        let [(m, one)] = f.den.0.as_slice() else { return Ok(None) };
+        let [(e @ Atom::Fn(Func::Exp, p), k)] = m.as_slice() else { return Ok(None) };
+        if *one != Q::from_integer(1.into()) {
+            return Ok(None);
+        }
+        let Some((a, _)) = self.linear(p) else { return Ok(None) };
+        let a = a.scale(&q(-(*k as i64)));
+        let ek = Nf::make(Poly::one(), Poly::term(vec![(e.clone(), *k)], Q::from_integer(1.into())), cx)?;
+        let mut total = Nf::zero();
+        for (mono, c) in &f.num.0 {
+            let (dep, free): (Mono, Mono) = mono.iter().cloned().partition(|(a, _)| depends(a, &self.v));
+            let kf = Nf { num: Poly::term(free, c.clone()), den: Poly::one() };
+            let x = self.x();
+            let r = match dep.as_slice() {
+                [(Atom::Fn(g @ (Func::Sin | Func::Cos), w), 1)] => self.exp_trig_with(&a, &ek, *g, w, cx)?,
+                // ∫ x^n E with E'/E = a: E · Σ_j (−1)^j n!/(n−j)! x^(n−j) / a^(j+1)
+                [] => ek.div(&a, cx)?,
+                [(Atom::Sym(s), n)] if **s == *self.v => {
+                    let n = *n;
+                    let mut sum = Nf::zero();
+                    let mut falling = Q::from_integer(1.into());
+                    for j in 0..=n {
+                        let t =
+                            x.pow_int((n - j) as i64, cx)?.scale(&falling).div(&a.pow_int(j as i64 + 1, cx)?, cx)?;
+                        sum = if j % 2 == 0 { sum.add(&t, cx)? } else { sum.sub(&t, cx)? };
+                        falling *= Q::from_integer(((n - j) as i64).into());
+                    }
+                    ek.mul(&sum, cx)?
+                }
+                _ => return Ok(None),
+            };
+            total = total.add(&kf.mul(&r, cx)?, cx)?;
+        }
+        self.step("exponential rule, by parts (x^n·e^(−x), e^(−x)·sin, e^(−x)·cos)", f.to_string(), &total);
+        Ok(Some(total))
+    }
+
+    /// Partial fractions over the rationals for a denominator of degree ≥ 3 whose rational
+    /// roots (with multiplicity) leave a factor of degree ≤ 2: the coefficients by one
+    /// exact linear system, each piece integrated (log, power rule, or the quadratic
+    /// rule). `None` when the denominator does not split so.
+    fn partial_fractions(&mut self, f: &Nf, dcs: &[(u32, Q)], cx: &mut Cx) -> Result<Option<Nf>> {
+        let xa = Atom::Sym(self.v.as_str().into());
+        let deg = dcs.last().map_or(0, |d| d.0) as usize;
+        if deg > 12 {
+            return Ok(None);
+        }
+        let mut d = vec![Q::from_integer(0.into()); deg + 1];
+        for (e, c) in dcs {
+            d[*e as usize] = c.clone();
+        }
+        let mut n = Vec::new();
+        for (e, p) in f.num.coeffs_in(&xa) {
+            let Some(c) = p.as_const() else { return Ok(None) };
+            if n.len() <= e as usize {
+                n.resize(e as usize + 1, Q::from_integer(0.into()));
+            }
+            n[e as usize] = c;
+        }
+        // Division: n = quot·d + rem.
+        let mut rem = n.clone();
+        let mut quot = vec![Q::from_integer(0.into()); rem.len().saturating_sub(deg).max(1)];
+        while rem.len() > deg {
+            let k = rem.len() - 1;
+            let c = &rem[k] / &d[deg];
+            for (i, di) in d.iter().enumerate() {
+                let t = &c * di;
+                rem[k - deg + i] = &rem[k - deg + i] - &t;
+            }
+            quot[k - deg] = c;
+            rem.pop();
+        }
+        // Rational roots of d, with multiplicity, by the rational-root test and deflation.
+        let mut left = d.clone();
+        let mut roots: Vec<(Q, u32)> = Vec::new();
+        for r in rational_roots(&d) {
+            let mut m = 0;
+            while left.len() > 1 && eval_poly(&left, &r) == Q::from_integer(0.into()) {
+                left = deflate(&left, &r);
+                m += 1;
+            }
+            if m > 0 {
+                roots.push((r, m));
+            }
+        }
+        if left.len() > 3 {
+            return Ok(None);
+        }
+        // Basis: d/(x − r)^j for each root, and x·d/R, d/R for a quadratic R.
+        let mut basis: Vec<Vec<Q>> = Vec::new();
+        for (r, m) in &roots {
+            let mut b = d.clone();
+            for _ in 0..*m {
+                b = deflate(&b, r);
+                basis.push(b.clone());
+            }
+        }
+        let quadratic = left.len() == 3;
+        if quadratic {
+            // d/R: the product of the linear factors (R = left keeps d's leading coefficient).
+            let scale = &d[deg] / &left[2];
+            let dr: Vec<Q> = {
+                let mut p = vec![Q::from_integer(1.into())];
+                for (r, m) in &roots {
+                    for _ in 0..*m {
+                        let mut next = vec![Q::from_integer(0.into()); p.len() + 1];
+                        for (i, c) in p.iter().enumerate() {
+                            next[i + 1] = &next[i + 1] + c;
+                            next[i] = &next[i] - &(c * r);
+                        }
+                        p = next;
+                    }
+                }
+                p.iter().map(|c| c * &scale).collect()
+            };
+            let mut xdr = vec![Q::from_integer(0.into())];
+            xdr.extend(dr.iter().cloned());
+            basis.push(xdr);
+            basis.push(dr);
+        }
+        if basis.len() != deg {
+            return Ok(None);
+        }
+        // Σ u_i basis_i = rem, coefficient by coefficient.
+        let mut m: crate::linalg::Mat = (0..deg)
+            .map(|row| {
+                let mut r: Vec<Q> =
+                    basis.iter().map(|b| b.get(row).cloned().unwrap_or(Q::from_integer(0.into()))).collect();
+                r.push(rem.get(row).cloned().unwrap_or(Q::from_integer(0.into())));
+                r
+            })
+            .collect();
+        let (pivots, _) = crate::linalg::rref(&mut m, deg, None);
+        if pivots.len() != deg {
+            return Ok(None);
+        }
+        let u: Vec<Q> = (0..deg).map(|i| m[i][deg].clone()).collect();
+        // Integrate the pieces.
+        let x = self.x();
+        let mut total = Nf::zero();
+        for (i, c) in quot.iter().enumerate() {
+            if *c != Q::from_integer(0.into()) {
+                total = total.add(&x.pow_int(i as i64 + 1, cx)?.scale(&(c / &q(i as i64 + 1))), cx)?;
+            }
+        }
+        let mut k = 0;
+        for (r, mult) in &roots {
+            let lin = x.sub(&Nf::constant(r.clone()), cx)?;
+            for j in 1..=*mult {
+                let a = &u[k];
+                k += 1;
+                if *a == Q::from_integer(0.into()) {
+                    continue;
+                }
+                let t = if j == 1 {
+                    apply(Func::Log, &abs(&lin, cx)?, cx)?
+                } else {
+                    lin.pow_int(-(j as i64 - 1), cx)?.scale(&q(-(j as i64 - 1)).recip())
+                };
+                total = total.add(&t.scale(a), cx)?;
+            }
+        }
+        if quadratic {
+            let (b, c) = (&u[k], &u[k + 1]);
+            let piece = Nf::make(
+                Poly::constant(c.clone()).add(&Poly::atom(xa.clone()).scale(b)),
+                Poly::constant(left[0].clone())
+                    .add(&Poly::atom(xa.clone()).scale(&left[1]))
+                    .add(&Poly::term(vec![(xa.clone(), 2)], left[2].clone())),
+                cx,
+            )?
+            .scale(&(&left[2] / &d[deg]));
+            if !piece.is_zero() {
+                total = total.add(&self.rational(&piece, cx)?, cx)?;
+            }
+        }
+        self.step("partial fractions (rational roots of the denominator)", f.to_string(), &total);
+        Ok(Some(total))
     }
 
     /// `u = a·x + b` with `a`, `b` free of the variable.
@@ -341,7 +785,11 @@ impl Integrator {
         }
         let deg = dcs.last().map_or(0, |d| d.0);
         if deg > 2 {
-            return Err(cannot(format!("{f} (denominator of degree {deg})")));
+            return self.partial_fractions(f, &dcs, cx)?.ok_or_else(|| {
+                cannot(format!(
+                    "{f} (denominator of degree {deg} without enough rational roots to leave a factor of degree ≤ 2)"
+                ))
+            });
         }
         // Long division: num = quot·den + rem.
         let den = Nf { num: f.den.clone(), den: Poly::one() };
@@ -402,6 +850,42 @@ mod tests {
 
     fn anti(s: &str) -> String {
         integrate(s, None, None, &Limits::default()).unwrap_or_else(|e| panic!("{s}: {e}")).antiderivative
+    }
+
+    #[test]
+    fn partial_fractions_with_cubic_and_repeated_factors() {
+        for e in [
+            "1/(x^3 - x)",
+            "1/(x^2 (x + 1))",
+            "(x^2 + 1)/((x - 1)^3)",
+            "1/((x - 1)(x^2 + 1))",
+            "x^4/(x^3 - x)",
+            "1/(x^4 - 1)",
+        ] {
+            assert!(integrate(e, None, None, &Limits::default()).is_ok(), "{e}");
+        }
+        assert!(integrate("1/(x^3 - 2)", None, None, &Limits::default()).is_err());
+    }
+
+    #[test]
+    fn improper_integrals() {
+        let l = Limits::default();
+        let v = |e: &str, a: &str, b: &str| integrate(e, None, Some((a, b)), &l).unwrap().value.unwrap();
+        assert_eq!(v("exp(-x^2)", "0", "oo"), "sqrt(pi)/2");
+        assert_eq!(v("exp(-x^2)", "-oo", "oo"), "sqrt(pi)");
+        assert_eq!(v("exp(-x)", "0", "oo"), "1");
+        assert_eq!(v("1/x^2", "1", "oo"), "1");
+        assert_eq!(v("1/(1+x^2)", "-oo", "oo"), "pi");
+        assert_eq!(v("1/x", "1", "oo"), "diverges");
+    }
+
+    #[test]
+    fn exp_times_sin_and_cos() {
+        assert_eq!(anti("exp(x) sin(x)"), "sin(x)*exp(x)/2 - cos(x)*exp(x)/2");
+        assert!(
+            integrate("e^(2x) cos(x)", None, None, &Limits::default()).is_ok()
+                && integrate("exp(-x) sin(x)", None, None, &Limits::default()).is_ok()
+        );
     }
 
     #[test]

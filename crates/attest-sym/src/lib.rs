@@ -12,6 +12,10 @@
 //! * [`check`] verifies a derivation written one step per line.
 //! * [`simplify`], [`differentiate`], [`integrate()`], [`solve()`], [`evaluate`],
 //!   [`evaluate_units`] and [`derivation()`] do what their names say.
+//! * [`limit()`], [`series()`], [`sum()`], [`matrix()`] and [`solve_system`] take limits
+//!   (with a numeric cross-check of every exact answer), Taylor/Laurent series, finite
+//!   sums and series (closed forms, known values, convergence tests), small exact
+//!   matrix algebra and linear systems; `unknown` is an answer when nothing decides.
 //! * [`route`] is the `sym.ask` router.
 //!
 //! ```
@@ -31,15 +35,20 @@ pub mod eval;
 pub mod expr;
 pub mod factor;
 pub mod integrate;
+pub mod limit;
 pub mod limits;
+pub mod linalg;
 pub mod nf;
 pub mod ops;
 pub mod parse;
 pub mod poly;
 pub mod rat;
 pub mod router;
+mod router_more;
 pub mod saturate;
+pub mod series;
 pub mod solve;
+pub mod sums;
 pub mod tools;
 pub mod verify;
 pub mod worker;
@@ -48,11 +57,15 @@ pub use derivation::{DerivationResult, DerivationStep, derivation};
 pub use error::{Result, SymError};
 pub use expr::{Expr, Func, Q};
 pub use integrate::{Integral, IntegrationStep, integrate};
+pub use limit::{LimitResult, LimitStatus, limit};
 pub use limits::Limits;
+pub use linalg::{MatrixResult, SystemSolution, matrix, solve_system};
 pub use ops::{Derivative, Evaluated, Simplified, UnitsResult, differentiate, evaluate, evaluate_units, simplify};
 pub use parse::{Statement, parse_expr, parse_statement};
 pub use router::{ROUTER, RULES, TOOLS, route};
+pub use series::{SeriesResult, series};
 pub use solve::{Solution, SolvedRoot, solve};
+pub use sums::{SumResult, SumStatus, sum};
 pub use verify::{
     CheckReport, CheckStep, Counterexample, NumericCheck, Verdict, Verification, check, verify, verify_equation,
 };

@@ -21,6 +21,25 @@ use crate::parse::KNOWN;
 pub static RULES: &[Rule<Facts>] = &[
     // "3.2 eV in joules", "how many J is 1 eV".
     Rule::new("sym.evaluate", &[]).when(converts_units).args(units).because("a quantity with units to convert"),
+    // Limits, series, sums, matrices and systems are read whole (their notation carries
+    // the point, the order, the bounds), before any phrase rule.
+    Rule::new("sym.matrix", &[]).when(has_matrix).args(matrix_args).because("a matrix written out"),
+    Rule::new("sym.limit", &[])
+        .when(has_limit)
+        .args(limit_args)
+        .because("a limit: the expression, the variable and the point"),
+    Rule::new("sym.series", &[])
+        .when(has_series)
+        .args(series_args)
+        .because("a Taylor series: the expression, the point and the order"),
+    Rule::new("sym.sum", &[]).when(has_sum).args(sum_args).because("a sum or series: the summand and its bounds"),
+    Rule::new("sym.solve", &[]).when(has_system).args(system_args).because("a system of equations"),
+    Rule::new("sym.integrate", &[])
+        .when(has_integral)
+        .args(integral_args)
+        .because("an integral in LaTeX: the integrand, its differential and the bounds"),
+    // "the limit of f" with no point: ask for it rather than guess one.
+    Rule::new("sym.limit", &["limit", "limits", "lim"]).args(limit_point),
     // A stated result of calculus is a claim, with the operation kept in it (verifying
     // the two bare sides would check the wrong claim); see `calculus_claim`.
     Rule::new("sym.evaluate", &[])
@@ -218,6 +237,10 @@ pub const TOOLS: &[&str] = &[
     "sym.verify",
     "sym.evaluate",
     "sym.check",
+    "sym.limit",
+    "sym.series",
+    "sym.sum",
+    "sym.matrix",
 ];
 
 /// The question back for a question with neither an operation nor an expression.
@@ -263,6 +286,9 @@ pub struct Facts {
     order: Option<u32>,
     /// Bounds named ("from 0 to 1").
     bounds: Option<[String; 2]>,
+    /// The arguments of a limit, series, sum, matrix or system question, when the
+    /// question is one (by its notation or words).
+    special: Option<(&'static str, Args)>,
 }
 
 /// A stated calculus result: the tool that checks it, with its arguments.
@@ -281,7 +307,8 @@ impl attest_core::ask::Facts for Facts {
             Some(e) => (Some(Extracted::from_expr(e)), None, None),
             None => (extract(question), units_fragment(question), calculus_claim(&q)),
         };
-        Facts { var: variable(&q), order: order(&q), bounds: bounds(question), q, found, units, claim }
+        let special = crate::router_more::special(question, &q, expr);
+        Facts { var: variable(&q), order: order(&q), bounds: bounds(question), q, found, units, claim, special }
     }
 
     fn words(&self) -> &Question {
@@ -307,6 +334,58 @@ impl attest_core::ask::Facts for Facts {
     fn unclear(&self) -> Option<Decision> {
         self.found.as_ref().map(ask_what)
     }
+}
+
+fn special_is(a: &Asked<'_, Facts>, tool: &str) -> bool {
+    a.facts.special.as_ref().is_some_and(|(t, _)| *t == tool)
+}
+
+fn special_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(a.facts.special.as_ref().map(|(_, args)| args.clone()).unwrap_or_default())
+}
+
+fn has_matrix(a: &Asked<'_, Facts>) -> bool {
+    special_is(a, "sym.matrix")
+}
+fn has_limit(a: &Asked<'_, Facts>) -> bool {
+    special_is(a, "sym.limit")
+}
+fn has_series(a: &Asked<'_, Facts>) -> bool {
+    special_is(a, "sym.series")
+}
+fn has_sum(a: &Asked<'_, Facts>) -> bool {
+    special_is(a, "sym.sum")
+}
+fn has_system(a: &Asked<'_, Facts>) -> bool {
+    special_is(a, "sym.solve")
+}
+fn has_integral(a: &Asked<'_, Facts>) -> bool {
+    special_is(a, "sym.integrate")
+}
+fn integral_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    special_args(a)
+}
+fn matrix_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    special_args(a)
+}
+fn limit_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    special_args(a)
+}
+fn series_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    special_args(a)
+}
+fn sum_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    special_args(a)
+}
+fn system_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    special_args(a)
+}
+
+fn limit_point(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Err(Decision::ask_back(
+        "A limit as the variable goes where? Say the point, e.g. 'limit of sin(x)/x as x approaches 0' or \\lim_{x \\to 0} \\frac{\\sin x}{x}; for a one-sided limit add 'from the left' or 'from the right'.",
+        &["sym.limit", "sym.tools"],
+    ))
 }
 
 fn converts_units(a: &Asked<'_, Facts>) -> bool {
@@ -590,8 +669,16 @@ fn bounds(raw: &str) -> Option<[String; 2]> {
         let a = toks.get(w + 1)?;
         let j = toks.get(w + 2)?;
         let b = toks.get(w + 3)?;
-        if j.text.eq_ignore_ascii_case(joiner) && is_mathy(&a.text) && is_mathy(&b.text) {
-            return Some([a.text.clone(), b.text.clone()]);
+        let inf = |t: &str| match t.to_lowercase().as_str() {
+            "infinity" | "∞" | "oo" | "+infinity" => Some("oo".to_string()),
+            "-infinity" | "-∞" | "-oo" => Some("-oo".to_string()),
+            _ => None,
+        };
+        let end = |t: &Tok| inf(&t.text).or_else(|| is_mathy(&t.text).then(|| t.text.clone()));
+        if j.text.eq_ignore_ascii_case(joiner)
+            && let (Some(a), Some(b)) = (end(a), end(b))
+        {
+            return Some([a, b]);
         }
     }
     None

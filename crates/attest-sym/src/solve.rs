@@ -499,8 +499,16 @@ fn numeric_scan(whole: &Expr, v: &str, limits: &Limits, notes: &mut Vec<String>)
     for w in xs.windows(2) {
         let (a, b) = (w[0], w[1]);
         let (Some(fa), Some(fb)) = (at(a), at(b)) else { continue };
+        // One root found from two sides of a grid point (an exact zero at the point and
+        // a bisection in the next interval) is one root; |x| < 1e-12 is 0.
+        let push = |roots: &mut Vec<f64>, x: f64| {
+            let x = if x.abs() < 1e-12 { 0.0 } else { x };
+            if !roots.iter().any(|r| (r - x).abs() <= 1e-7 * x.abs().max(1.0)) {
+                roots.push(x);
+            }
+        };
         if fa == 0.0 {
-            roots.push(a);
+            push(&mut roots, a);
             continue;
         }
         if fa.signum() == fb.signum() {
@@ -523,8 +531,8 @@ fn numeric_scan(whole: &Expr, v: &str, limits: &Limits, notes: &mut Vec<String>)
         }
         let x = 0.5 * (lo + hi);
         // A sign change across a pole is not a root.
-        if ok && at(x).is_some_and(|y| y.abs() < 1e-6) && !roots.iter().any(|r| (r - x).abs() < 1e-9) {
-            roots.push(x);
+        if ok && at(x).is_some_and(|y| y.abs() < 1e-6) {
+            push(&mut roots, x);
         }
     }
     if roots.len() > 50 {
@@ -555,6 +563,12 @@ fn symbolic_roots(nf: &Nf, xa: &Atom, notes: &mut Vec<String>, cx: &mut Cx) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numeric_scan_lists_each_root_once() {
+        assert_eq!(roots("sin(x) = 0").iter().filter(|r| r.trim_start_matches('-').starts_with('0')).count(), 1);
+        assert_eq!(roots("x^(2/3) = 1").len(), 2);
+    }
 
     fn roots(s: &str) -> Vec<String> {
         solve(s, None, &Limits::default())

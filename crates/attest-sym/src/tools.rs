@@ -26,9 +26,13 @@ use serde_json::Value;
 
 use crate::derivation::DerivationResult;
 use crate::integrate::Integral;
+use crate::limit::LimitResult;
+use crate::linalg::{MatrixResult, SystemSolution};
 use crate::ops::{Derivative, Evaluated, Simplified, UnitsResult};
 use crate::router;
+use crate::series::SeriesResult;
 use crate::solve::Solution;
+use crate::sums::SumResult;
 use crate::verify::{CheckReport, Verification};
 use crate::worker::{self, Request};
 
@@ -189,7 +193,8 @@ pub struct SimplifyArgs {
 /// Arguments of `sym.solve`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SolveArgs {
-    /// The equation, e.g. `x^2 - 5x + 6 = 0` (an expression alone is taken as `= 0`).
+    /// The equation, e.g. `x^2 - 5x + 6 = 0` (an expression alone is taken as `= 0`),
+    /// or a linear system, e.g. `x + y = 3; x - y = 1`.
     pub expr: String,
     /// The unknown (default: the only variable).
     #[serde(default)]
@@ -286,6 +291,113 @@ pub struct EvaluateArgs {
     pub units: Option<String>,
 }
 
+/// Arguments of `sym.limit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LimitArgs {
+    /// The expression, e.g. `sin(x)/x`, or the whole `\lim_{x \to 0} \frac{\sin x}{x}`.
+    pub expr: String,
+    /// The point approached: a number or constant (`0`, `"pi/2"`), `oo` or `-oo`; a
+    /// trailing `+`/`-` (`0+`) takes one side. Omit when expr is a `\lim`.
+    #[serde(default)]
+    pub to: Option<Scalar>,
+    /// `left`, `right` or `both` (the default).
+    #[serde(default)]
+    pub direction: Option<String>,
+    /// The variable (default: the only variable).
+    #[serde(default)]
+    pub var: Option<String>,
+}
+
+/// Arguments of `sym.series`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SeriesArgs {
+    /// The expression, e.g. `sin(x)` or `exp(x)/x`.
+    pub expr: String,
+    /// The point expanded about (default 0: a Maclaurin series).
+    #[serde(default)]
+    pub about: Option<Scalar>,
+    /// The order n: terms up to (x − a)^(n−1), remainder O((x − a)^n).
+    #[serde(default)]
+    pub order: Bounded<1, 20, 6>,
+    /// The variable (default: the only variable).
+    #[serde(default)]
+    pub var: Option<String>,
+}
+
+/// Arguments of `sym.sum`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SumArgs {
+    /// The summand in the index, e.g. `k^2` or `1/k^2`, or the whole
+    /// `\sum_{k=1}^{n} k^2`.
+    pub expr: String,
+    /// The lower bound, an integer (default 1).
+    #[serde(default)]
+    pub lower: Option<Scalar>,
+    /// The upper bound: an integer, an expression in another variable (`n`), or `oo`
+    /// for a series. Omit when expr is a `\sum`.
+    #[serde(default)]
+    pub upper: Option<Scalar>,
+    /// The index (default: the summand's variable).
+    #[serde(default)]
+    pub var: Option<String>,
+}
+
+/// What `sym.matrix` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MatrixOp {
+    /// The determinant.
+    Determinant,
+    /// The inverse, or "singular" with the determinant.
+    Inverse,
+    /// The rank.
+    Rank,
+    /// The transpose.
+    Transpose,
+    /// The product of two matrices.
+    Product,
+    /// The real eigenvalues (up to 4×4), each checked.
+    Eigenvalues,
+    /// Determinant, rank and inverse together.
+    Summary,
+}
+
+impl MatrixOp {
+    fn as_str(self) -> &'static str {
+        match self {
+            MatrixOp::Determinant => "determinant",
+            MatrixOp::Inverse => "inverse",
+            MatrixOp::Rank => "rank",
+            MatrixOp::Transpose => "transpose",
+            MatrixOp::Product => "product",
+            MatrixOp::Eigenvalues => "eigenvalues",
+            MatrixOp::Summary => "summary",
+        }
+    }
+}
+
+/// Arguments of `sym.matrix`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MatrixArgs {
+    /// The matrix, `[[1, 2], [3, 4]]` or `\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}`;
+    /// two matrices for a product (`[[1,2],[3,4]] * [[5],[6]]`). Rational entries, at
+    /// most 10×10.
+    pub expr: String,
+    /// What to compute (default: the product for two matrices, else the summary).
+    #[serde(default)]
+    pub operation: Option<MatrixOp>,
+}
+
+/// What `sym.solve` returns: the roots of one equation, or a linear system's solution.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+pub enum SolveOutcome {
+    /// One equation in one unknown.
+    Equation(Solution),
+    /// A linear system.
+    System(SystemSolution),
+}
+
 /// Arguments of `sym.check`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckArgs {
@@ -335,7 +447,7 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
             "sym.ask",
             "Ask for exact algebra or calculus",
             concat!(
-                "Ask for exact algebra or calculus in plain words: is this identity true, simplify, solve, differentiate, integrate, evaluate or convert units, check my derivation.\n\nRoutes the question to one sym tool by fixed rules (an unclear question is asked back with options; a question for another surface names it). Put the expression in the question or in expr. To run a specific tool directly, pass tool=<name> and args={...}. Verdicts: proved, proved where defined (with the excluded points), refuted (with a counterexample), unknown (never a \"false\"). Relay the caveat whole.",
+                "Ask for exact algebra or calculus in plain words: is this identity true, simplify, solve (one equation or a linear system), differentiate, integrate, limits, Taylor series, sums and series, small matrices, evaluate or convert units, check my derivation.\n\nRoutes the question to one sym tool by fixed rules (an unclear question is asked back with options; a question for another surface names it). Put the expression in the question or in expr. To run a specific tool directly, pass tool=<name> and args={...}. Verdicts: proved, proved where defined (with the excluded points), refuted (with a counterexample), unknown (never a \"false\"). Relay the caveat whole.",
                 syntax!()
             ),
         ),
@@ -383,7 +495,7 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
             "sym.solve",
             "Solve an equation",
             concat!(
-                "Solve an equation for one variable: exact roots up to degree 4 and rational roots of any degree, numeric roots otherwise, each substituted back and checked.\n\nAn expression alone is solved `= 0`. Real roots only; complex roots and excluded points are noted in the caveat.",
+                "Solve an equation for one variable: exact roots up to degree 4 and rational roots of any degree, numeric roots otherwise, each substituted back and checked. Or a linear system of up to 10 equations (separated by `;`, `,` or new lines): the unique solution, \"no solution\" with the combination of equations that gives 0 = c, or the parametric family, substituted back exactly; two equations in two unknowns where one is linear in an unknown (`x + y = 3; x^2 + y^2 = 5`) by substitution, each solution checked in both.\n\nAn expression alone is solved `= 0`. Real roots only; complex roots and excluded points are noted in the caveat.",
                 syntax!()
             ),
         ),
@@ -438,6 +550,54 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
         evaluate,
         EvaluateArgs
     );
+    tool!(
+        spec(
+            "sym.limit",
+            "Take a limit",
+            concat!(
+                "The limit of an expression as its variable approaches a point or ±oo, two-sided or from one side: a value, oo/-oo, \"does not exist\" with both one-sided limits, or unknown.\n\nExact by cancelling, the limits of the elementary functions and L'Hôpital's rule (at most 8 steps); every exact answer is confirmed by evaluating ever closer to the point, else it is unknown. Accepts `\\lim_{x \\to a} f`.",
+                syntax!()
+            ),
+        ),
+        limit,
+        LimitArgs
+    );
+    tool!(
+        spec(
+            "sym.series",
+            "Taylor series",
+            concat!(
+                "The Taylor (Maclaurin) series of an expression about a point to order n, with the remainder O((x − a)^n) stated; a Laurent series at a pole that cancelling clears.\n\nCoefficients are exact (derivatives at the point over k!); the series is confirmed numerically near the point.",
+                syntax!()
+            ),
+        ),
+        series,
+        SeriesArgs
+    );
+    tool!(
+        spec(
+            "sym.sum",
+            "Sum a finite sum or a series",
+            concat!(
+                "A sum over an integer index: closed forms for polynomial (Faulhaber) and geometric summands, exact term-by-term sums of up to 1,000 terms, the classic series (geometric, Σ1/k² = π²/6, Σ1/k⁴ = π⁴/90, alternating harmonic = log 2), and converges/diverges by the standard tests, else unknown.\n\nA longer sum with no closed form is refused, never looped. Every value is checked numerically. Accepts `\\sum_{k=1}^{n} f`.",
+                syntax!()
+            ),
+        ),
+        sum,
+        SumArgs
+    );
+    tool!(
+        spec(
+            "sym.matrix",
+            "Matrix determinant, inverse, rank, transpose, product",
+            concat!(
+                "Exact linear algebra on small matrices with rational entries: determinant, inverse (or singular, with the determinant), rank, transpose, product of two, real eigenvalues up to 4×4 (exact when the characteristic polynomial's roots are).\n\nWrite `[[1, 2], [3, 4]]` or LaTeX `pmatrix`/`bmatrix`; at most 10×10. Each result is checked (A·A⁻¹ = I, two determinant methods, a decimal product). Linear systems go to sym.solve.",
+                syntax!()
+            ),
+        ),
+        matrix,
+        MatrixArgs
+    );
     c
 }
 
@@ -491,7 +651,7 @@ async fn simplify(exec: &dyn Executor, a: SimplifyArgs) -> Outcome<Data<Simplifi
     Ok(execute(exec, Request::Simplify { expr: a.expr }).await)
 }
 
-async fn solve(exec: &dyn Executor, a: SolveArgs) -> Outcome<Data<Solution>> {
+async fn solve(exec: &dyn Executor, a: SolveArgs) -> Outcome<Data<SolveOutcome>> {
     need_expr("sym.solve", &a.expr, "\"x^2 - 5x + 6 = 0\"")?;
     Ok(execute(exec, Request::Solve { var: text(&a.var).map(str::to_string), expr: a.expr }).await)
 }
@@ -512,6 +672,45 @@ async fn integrate(exec: &dyn Executor, a: IntegrateArgs) -> Outcome<Data<Integr
         return Err(Stop::refuse("bounds must be two values [lower, upper], e.g. [0, 1] or [0, \"pi\"]"));
     }
     Ok(execute(exec, Request::Integrate { var: text(&a.var).map(str::to_string), bounds, expr: a.expr }).await)
+}
+
+async fn limit(exec: &dyn Executor, a: LimitArgs) -> Outcome<Data<LimitResult>> {
+    need_expr("sym.limit", &a.expr, "\"sin(x)/x\" with to 0")?;
+    let request = Request::Limit {
+        to: a.to.map(|t| t.text()).filter(|t| !t.is_empty()),
+        direction: text(&a.direction).map(str::to_string),
+        var: text(&a.var).map(str::to_string),
+        expr: a.expr,
+    };
+    Ok(execute(exec, request).await)
+}
+
+async fn series(exec: &dyn Executor, a: SeriesArgs) -> Outcome<Data<SeriesResult>> {
+    need_expr("sym.series", &a.expr, "\"sin(x)\" with order 6")?;
+    let request = Request::Series {
+        about: a.about.map(|t| t.text()).filter(|t| !t.is_empty()),
+        order: u32::try_from(a.order.get()).ok(),
+        var: text(&a.var).map(str::to_string),
+        expr: a.expr,
+    };
+    Ok(execute(exec, request).await)
+}
+
+async fn sum(exec: &dyn Executor, a: SumArgs) -> Outcome<Data<SumResult>> {
+    need_expr("sym.sum", &a.expr, "\"k^2\" with lower 1 and upper \"n\"")?;
+    let request = Request::Sum {
+        lower: a.lower.map(|t| t.text()).filter(|t| !t.is_empty()),
+        upper: a.upper.map(|t| t.text()).filter(|t| !t.is_empty()),
+        var: text(&a.var).map(str::to_string),
+        expr: a.expr,
+    };
+    Ok(execute(exec, request).await)
+}
+
+async fn matrix(exec: &dyn Executor, a: MatrixArgs) -> Outcome<Data<MatrixResult>> {
+    need_expr("sym.matrix", &a.expr, "\"[[1, 2], [3, 4]]\" with operation \"inverse\"")?;
+    let request = Request::Matrix { operation: a.operation.map(|o| o.as_str().to_string()), expr: a.expr };
+    Ok(execute(exec, request).await)
 }
 
 async fn derivation(exec: &dyn Executor, a: DerivationArgs) -> Outcome<Data<DerivationResult>> {
@@ -622,7 +821,11 @@ mod tests {
                 "sym.differentiate",
                 "sym.integrate",
                 "sym.derivation",
-                "sym.evaluate"
+                "sym.evaluate",
+                "sym.limit",
+                "sym.series",
+                "sym.sum",
+                "sym.matrix"
             ]
         );
         for t in c.tools() {

@@ -30,9 +30,13 @@ use serde_json::{Value, json};
 use crate::derivation::DerivationResult;
 use crate::error::SymError;
 use crate::integrate::Integral;
+use crate::limit::{LimitResult, LimitStatus};
 use crate::limits::Limits;
+use crate::linalg::{MatrixResult, SystemSolution};
 use crate::ops::{Derivative, Evaluated, Simplified, UnitsResult};
+use crate::series::SeriesResult;
 use crate::solve::Solution;
+use crate::sums::{SumResult, SumStatus};
 use crate::verify::{CheckReport, Verdict, Verification};
 
 /// One request to the worker.
@@ -108,6 +112,57 @@ pub enum Request {
         #[serde(default)]
         units: Option<String>,
     },
+    /// The limit of an expression as a variable approaches a point.
+    Limit {
+        /// The expression, or the whole `\lim_{x \to a} f`.
+        expr: String,
+        /// The variable (default: the only one).
+        #[serde(default)]
+        var: Option<String>,
+        /// The point: a number, `oo` or `-oo` (absent when `expr` says it).
+        #[serde(default)]
+        to: Option<String>,
+        /// `left`, `right` or `both` (default).
+        #[serde(default)]
+        direction: Option<String>,
+    },
+    /// A Taylor series.
+    Series {
+        /// The expression.
+        expr: String,
+        /// The variable (default: the only one).
+        #[serde(default)]
+        var: Option<String>,
+        /// The point expanded about (default 0).
+        #[serde(default)]
+        about: Option<String>,
+        /// The order: the remainder is `O((x − a)^order)` (default 6).
+        #[serde(default)]
+        order: Option<u32>,
+    },
+    /// A finite sum or a series.
+    Sum {
+        /// The summand, or the whole `\sum_{k=1}^{n} f`.
+        expr: String,
+        /// The index (default: the summand's variable).
+        #[serde(default)]
+        var: Option<String>,
+        /// The lower bound.
+        #[serde(default)]
+        lower: Option<String>,
+        /// The upper bound (`oo` for a series).
+        #[serde(default)]
+        upper: Option<String>,
+    },
+    /// A matrix operation.
+    Matrix {
+        /// The matrix, or two matrices for a product.
+        expr: String,
+        /// `determinant`, `inverse`, `rank`, `transpose`, `product`, `eigenvalues` or
+        /// `summary`.
+        #[serde(default)]
+        operation: Option<String>,
+    },
     /// Check a derivation, one step per line.
     Check {
         /// The lines.
@@ -135,7 +190,25 @@ pub fn run(request: &Request, limits: &Limits) -> Value {
     let done = match request {
         Request::Ping => return json!({ "ok": "pong", "answer": "pong", "caveats": [] }),
         Request::Simplify { expr } => crate::simplify(expr, l).map(|r| respond(present_simplify(&r), &r)),
+        Request::Solve { expr, var } if crate::linalg::split_system(expr).is_some() => {
+            let vars: Option<Vec<String>> =
+                var.as_ref().map(|v| v.split([',', ' ']).filter(|s| !s.is_empty()).map(str::to_string).collect());
+            crate::solve_system(expr, vars.as_deref(), l).map(|r| respond(present_system(&r), &r))
+        }
         Request::Solve { expr, var } => crate::solve(expr, var.as_deref(), l).map(|r| respond(present_solve(&r), &r)),
+        Request::Limit { expr, var, to, direction } => {
+            run_limit(expr, var.as_deref(), to.as_deref(), direction.as_deref(), l)
+        }
+        Request::Series { expr, var, about, order } => {
+            crate::series(expr, var.as_deref(), about.as_deref(), order.unwrap_or(6), l)
+                .map(|r| respond(present_series(&r), &r))
+        }
+        Request::Sum { expr, var, lower, upper } => {
+            run_sum(expr, var.as_deref(), lower.as_deref(), upper.as_deref(), l)
+        }
+        Request::Matrix { expr, operation } => {
+            crate::matrix(expr, operation.as_deref(), l).map(|r| respond(present_matrix(&r), &r))
+        }
         Request::Differentiate { expr, var, order } => {
             crate::differentiate(expr, var.as_deref(), order.unwrap_or(1), l)
                 .map(|r| respond(present_derivative(&r), &r))
@@ -165,6 +238,52 @@ pub fn run(request: &Request, limits: &Limits) -> Value {
         Request::Check { lines } => crate::check(lines, l).map(|r| respond(present_check(&r), &r)),
     };
     done.unwrap_or_else(|e| json!({ "answer": present_error(&e), "err": e }))
+}
+
+fn run_limit(
+    expr: &str,
+    var: Option<&str>,
+    to: Option<&str>,
+    direction: Option<&str>,
+    l: &Limits,
+) -> Result<Value, SymError> {
+    let to = to.map(str::trim).filter(|t| !t.is_empty());
+    let (body, v, point, side) = match (to, crate::limit::notation(expr)) {
+        (None, Some((b, v, a, s))) => (b, Some(v), a, s),
+        (Some(t), _) => {
+            let (a, s) = crate::limit::strip_side(t);
+            (expr.to_string(), var.map(str::to_string), a, s)
+        }
+        (None, None) => {
+            return Err(SymError::input(
+                "give the point the variable approaches in to (a number, oo or -oo), or write \\lim_{x \\to a} f",
+            ));
+        }
+    };
+    let v = var.map(str::to_string).or(v);
+    let dir = direction.map(str::trim).filter(|d| !d.is_empty()).or(side);
+    crate::limit(&body, v.as_deref(), &point, dir, l).map(|r| respond(present_limit(&r), &r))
+}
+
+fn run_sum(
+    expr: &str,
+    var: Option<&str>,
+    lower: Option<&str>,
+    upper: Option<&str>,
+    l: &Limits,
+) -> Result<Value, SymError> {
+    let given = |s: Option<&str>| s.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string);
+    let (body, v, a, b) = match (given(upper), crate::sums::notation(expr)) {
+        (None, Some((body, k, a, b))) => (body, Some(k), a, b),
+        (Some(b), _) => (expr.to_string(), None, given(lower).unwrap_or_else(|| "1".into()), b),
+        (None, None) => {
+            return Err(SymError::input(
+                "give the bounds in lower and upper (upper may be oo), or write \\sum_{k=1}^{n} f",
+            ));
+        }
+    };
+    let v = var.map(str::to_string).or(v);
+    crate::sum(&body, v.as_deref(), &a, &b, l).map(|r| respond(present_sum(&r), &r))
 }
 
 /// A parse error in `verify(lhs, rhs)` does not say which side; find out.
@@ -400,6 +519,9 @@ fn present_derivative(r: &Derivative) -> (String, Vec<String>) {
 fn present_integral(r: &Integral) -> (String, Vec<String>) {
     let v = &r.variable;
     let line = match (&r.bounds, &r.value) {
+        (Some([a, b]), Some(value)) if value == "diverges" => {
+            format!("∫ from {a} to {b} of {} d{v} diverges", clip(&r.input))
+        }
         (Some([a, b]), Some(value)) => {
             let approx = r
                 .numeric
@@ -504,6 +626,134 @@ fn readable_quantity(result: &str) -> String {
     let tail = if tail.is_empty() { String::new() } else { format!(".{tail}") };
     let unit = if unit.is_empty() { String::new() } else { format!(" {unit}") };
     format!("{sign}{head}{tail} × 10^{exponent}{unit}")
+}
+
+fn limit_head(r: &LimitResult) -> String {
+    let side = match r.direction.as_str() {
+        "right" if !r.point.ends_with("oo") => "+",
+        "left" if !r.point.ends_with("oo") => "-",
+        _ => "",
+    };
+    format!("lim_{{{}→{}{side}}} {}", r.variable, r.point, clip(&r.input))
+}
+
+fn approx(value: &str, numeric: Option<f64>) -> String {
+    match numeric {
+        Some(x) if value.chars().any(char::is_alphabetic) => format!(" ≈ {}", attest_core::text::fmt_sig(x, 12)),
+        _ => String::new(),
+    }
+}
+
+fn present_limit(r: &LimitResult) -> (String, Vec<String>) {
+    let head = limit_head(r);
+    let mut caveats = Vec::new();
+    let line = match r.status {
+        LimitStatus::Finite | LimitStatus::Infinite => {
+            let v = r.value.clone().unwrap_or_default();
+            if !r.check.is_empty() {
+                caveats.push(format!("checked numerically: {}", r.check));
+            }
+            format!("{head} = {v}{}", approx(&v, r.numeric))
+        }
+        LimitStatus::DoesNotExist => format!(
+            "{head} does not exist: from the left {}, from the right {}",
+            r.left.clone().unwrap_or_default(),
+            r.right.clone().unwrap_or_default()
+        ),
+        LimitStatus::Unknown => {
+            caveats.push("unknown is not \"does not exist\": the limit may still exist".into());
+            format!("unknown: no limit found for {head}")
+        }
+    };
+    if !r.reason.is_empty() {
+        caveats.insert(0, r.reason.clone());
+    }
+    (line, caveats)
+}
+
+fn present_series(r: &SeriesResult) -> (String, Vec<String>) {
+    let about = format!("about {} = {}", r.variable, r.point);
+    let kind = if r.lowest_power < 0 { "Laurent series" } else { "Taylor series" };
+    (
+        format!("{} = {} ({kind} {about})", clip(&r.input), clip_out(&r.series)),
+        vec![format!("{} is the remainder: the terms of order {} and higher are not shown", r.remainder, r.order)],
+    )
+}
+
+fn present_sum(r: &SumResult) -> (String, Vec<String>) {
+    let head = format!("Σ_{{{}={}}}^{{{}}} {}", r.variable, r.lower, r.upper, clip(&r.summand));
+    let mut caveats = Vec::new();
+    let line = match r.status {
+        SumStatus::Value => {
+            let v = r.value.clone().unwrap_or_default();
+            format!("{head} = {}{}", clip_out(&v), approx(&v, r.numeric))
+        }
+        SumStatus::Converges => {
+            caveats.push("its value is not found here; only convergence is shown".into());
+            format!("{head} converges ({})", r.method)
+        }
+        SumStatus::Diverges => format!("{head} diverges ({})", r.method),
+        SumStatus::Unknown => {
+            caveats.push("unknown is neither converges nor diverges: no test here decided it".into());
+            format!("unknown: {}", r.reason)
+        }
+    };
+    if r.status == SumStatus::Value {
+        caveats.push(format!("{}; checked: {}", r.method, r.check));
+    } else if !r.check.is_empty() {
+        caveats.push(format!("checked: {}", r.check));
+    }
+    (line, caveats)
+}
+
+fn present_matrix(r: &MatrixResult) -> (String, Vec<String>) {
+    let m = clip(&r.input);
+    let res = r.result.clone().unwrap_or_default();
+    let line = match r.operation.as_str() {
+        "determinant" => format!("det {m} = {res}"),
+        "rank" => format!("rank {m} = {res}"),
+        "eigenvalues" => format!("eigenvalues of {m}: {}", clip_out(&res)),
+        "transpose" => format!("transpose of {m} = {}", clip_out(&res)),
+        "product" => format!("{m} = {}", clip_out(&res)),
+        "inverse" | "summary" if r.singular == Some(true) => {
+            format!("{m} is singular (determinant 0, rank {}): it has no inverse", r.rank.unwrap_or_default())
+        }
+        "inverse" => format!("inverse of {m} = {}", clip_out(&res)),
+        _ => match &r.determinant {
+            Some(d) => format!("{m}: determinant {d}, rank {}, inverse {}", r.rank.unwrap_or_default(), clip_out(&res)),
+            None => format!("{m}: {}×{}, rank {}", r.shape[0], r.shape[1], r.rank.unwrap_or_default()),
+        },
+    };
+    let mut caveats = vec![format!("checked: {}", r.check)];
+    if let Some(c) = &r.characteristic {
+        caveats.insert(0, format!("characteristic polynomial det(x·I − A) = {c}"));
+    }
+    (line, caveats)
+}
+
+fn present_system(r: &SystemSolution) -> (String, Vec<String>) {
+    let eqs = clip(&r.equations.join(", "));
+    let vals = || r.solution.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ");
+    let pairs = || {
+        r.solutions
+            .iter()
+            .map(|s| format!("({})", s.iter().map(|(k, v)| format!("{k} = {v}")).collect::<Vec<_>>().join(", ")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let line = match r.status.as_str() {
+        "unique" => format!("{eqs}: {}", clip_out(&vals())),
+        "finite" => format!("{eqs}: {}", clip_out(&pairs())),
+        "none" if r.evidence.is_none() => format!("no real solution found: {eqs}"),
+        "none" => format!("no solution: {eqs} are inconsistent; {}", r.evidence.clone().unwrap_or_default()),
+        _ => format!("infinitely many solutions of {eqs}: {}, with {} free", clip_out(&vals()), r.free.join(", ")),
+    };
+    let mut caveats = r.notes.clone();
+    caveats.push(format!("checked: {}", r.check));
+    if r.solutions.iter().flat_map(|s| s.values()).any(|v| v.starts_with('≈')) {
+        caveats.push("values marked ≈ are numeric, not exact".into());
+    }
+    (line, caveats)
 }
 
 fn present_derivation(r: &DerivationResult) -> (String, Vec<String>) {

@@ -123,6 +123,27 @@ fn all_ops(s: &str) {
     let _ = derivation(s, "integrate", None, &l);
     let _ = route(s, "");
     let _ = route("simplify", s);
+    // The issue-16 operations, with the input in every slot.
+    for to in ["0", "oo", "-oo", "0+", s] {
+        let _ = limit(s, None, to, None, &l);
+    }
+    let _ = limit(s, Some("x"), "1", Some("left"), &l);
+    let _ = series(s, None, None, 4, &l);
+    let _ = series(s, Some("x"), Some("1"), 3, &l);
+    let _ = series("sin(x)", None, Some(s), 3, &l);
+    let _ = sum(s, None, "1", "n", &l);
+    let _ = sum(s, None, "1", "oo", &l);
+    let _ = sum("k", None, s, s, &l);
+    let _ = matrix(s, None, &l);
+    let _ = matrix(&format!("[[{s}, 1], [2, 3]]"), Some("inverse"), &l);
+    let _ = solve_system(s, None, &l);
+    let _ = solve_system(&format!("{s}; x + y = 1"), None, &l);
+    let _ = attest_sym::limit::notation(s);
+    let _ = attest_sym::sums::notation(s);
+    let _ = route(&format!("limit of {s} as x -> 0"), "");
+    let _ = route(&format!("\\sum_{{k=1}}^{{{s}}} {s}"), "");
+    let _ = route(&format!("taylor series of {s} about {s} order 3"), "");
+    let _ = route(&format!("solve {s}, {s}"), "");
 }
 
 #[test]
@@ -135,7 +156,9 @@ fn odd_inputs_do_not_panic() {
 #[test]
 fn random_inputs_do_not_panic() {
     let alphabet: Vec<char> =
-        "x y 0 1 2 ^ * / + - ( ) | = . e pi sin cos log sqrt \\frac { } _ [ ] ,".chars().collect();
+        "x y 0 1 2 ^ * / + - ( ) | = . e pi sin cos log sqrt \\frac { } _ [ ] , ; & \\lim \\sum \\to oo"
+            .chars()
+            .collect();
     let mut rng = SplitMix(99);
     for _ in 0..400 {
         let n = (rng.next() % 24) as usize;

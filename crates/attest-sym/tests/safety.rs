@@ -118,3 +118,44 @@ fn coefficients_with_thousands_of_divisors_do_not_stall_the_rational_root_search
     assert!(r.notes.iter().any(|n| n.contains("too large for the rational-root search")), "{:?}", r.notes);
     assert!(!r.roots.is_empty());
 }
+
+#[test]
+fn new_operations_refuse_or_contain_bad_input_and_the_next_call_works() {
+    use attest_sym::{LimitStatus, SumStatus, limit, matrix, series, solve_system, sum};
+    let l = Limits::default();
+    // A 50×50 matrix is refused by size, before any entry is read.
+    let row = format!("[{}]", vec!["1"; 50].join(","));
+    let big = format!("[{}]", vec![row; 50].join(","));
+    assert!(limit_message(matrix(&big, Some("determinant"), &l)).contains("50×50"));
+    assert_eq!(matrix("[[1,2],[3,4]]", Some("determinant"), &l).unwrap().result.as_deref(), Some("-2"));
+    // A system with 50 unknowns is refused by count.
+    let eqs: Vec<String> = (0..50).map(|i| format!("x_{i} + x_{} = {i}", (i + 1) % 50)).collect();
+    let m = limit_message(solve_system(&eqs.join("; "), None, &l));
+    assert!(m.contains("equations") || m.contains("unknowns"), "{m}");
+    assert_eq!(solve_system("x + y = 2; x - y = 0", None, &l).unwrap().status, "unique");
+    // A sum to 10^12 terms: a closed form, or a refusal — never a loop.
+    assert_eq!(sum("k", None, "1", "10^12", &l).unwrap().value.as_deref(), Some("500000000000500000000000"));
+    assert!(limit_message(sum("sin(k)", None, "1", "10^12", &l)).contains("not attempted"));
+    assert!(limit_message(sum("1/k", None, "1", "10^300", &l)).contains("not attempted"));
+    assert_eq!(sum("1/k^2", None, "1", "oo", &l).unwrap().status, SumStatus::Value);
+    // A series whose derivatives explode is stopped by the work budget; order is capped.
+    let tight = Limits { max_work: 20_000, ..Limits::default() };
+    assert!(series("exp(exp(exp(x)))", None, None, 20, &tight).is_err());
+    assert!(limit_message(series("sin(x)", None, None, 1000, &l)).contains("order"));
+    assert!(series("sin(x)", None, None, 6, &l).is_ok());
+    // tan(x) to order 20: its derivatives' normal forms pass the digit limit: refused.
+    assert!(limit_message(series("tan(x)", None, None, 20, &l)).contains("digits"));
+    assert!(series("atan(x)", None, None, 20, &l).is_ok());
+    // Partial fractions of a degree-13 denominator are not attempted; degree 12 of
+    // huge coefficients finds no rational roots and says so.
+    assert!(integrate("1/(x^13 - 1)", None, None, &l).is_err());
+    assert!(integrate("1/(x^3 - 2)", None, None, &l).is_err());
+    assert!(integrate("1/(x^3 - x)", None, None, &l).is_ok());
+    // A limit that no rule settles is unknown, never a guess; a tower is refused.
+    assert_eq!(limit("sin(1/x)", None, "0", None, &l).unwrap().status, LimitStatus::Unknown);
+    assert!(limit(&("x^".repeat(3000) + "x"), None, "0", None, &l).is_err());
+    // (x+1)^100000/x cannot be expanded: refused or unknown, never a value.
+    let huge = limit("(x+1)^100000/x", None, "oo", None, &l);
+    assert!(huge.as_ref().map_or(true, |r| r.status == LimitStatus::Unknown), "{huge:?}");
+    assert_eq!(limit("sin(x)/x", None, "0", None, &l).unwrap().value.as_deref(), Some("1"));
+}

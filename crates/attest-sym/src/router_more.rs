@@ -1,0 +1,516 @@
+//! What the router reads for the operations whose notation carries more than an
+//! expression: a matrix, a limit (`\lim_{x\to a}`, "as x approaches a"), a Taylor
+//! series (the point and the order), a sum (`\sum_{k=1}^{n}`, "for k from 1 to n",
+//! "converge") and a system of equations. Each reader returns the routed tool's
+//! arguments, or `None` when the question is not one of these (then the ordinary rules
+//! decide). Every slice is taken at a char boundary: the router never panics.
+
+use attest_core::ask::Args;
+use attest_core::route::Question;
+use serde_json::json;
+
+/// The tool and arguments of a matrix, limit, series, sum or system question.
+pub(crate) fn special(raw: &str, q: &Question, given: Option<&str>) -> Option<(&'static str, Args)> {
+    matrix(raw, q, given)
+        .map(|a| ("sym.matrix", a))
+        .or_else(|| limit(raw, q, given).map(|a| ("sym.limit", a)))
+        .or_else(|| series(raw, q, given).map(|a| ("sym.series", a)))
+        .or_else(|| sum(raw, q, given).map(|a| ("sym.sum", a)))
+        .or_else(|| system(raw, q, given).map(|a| ("sym.solve", a)))
+        .or_else(|| integral(raw, given).map(|a| ("sym.integrate", a)))
+}
+
+/// The byte offset of `needle` (ASCII, lower case) in `hay`, matched ignoring ASCII case.
+fn find_ci(hay: &str, needle: &str) -> Option<usize> {
+    hay.char_indices()
+        .map(|(i, _)| i)
+        .find(|&i| hay[i..].get(..needle.len()).is_some_and(|h| h.eq_ignore_ascii_case(needle)))
+}
+
+fn clean(s: &str) -> String {
+    s.trim().trim_end_matches(['?', '!', ',', ';', ':']).trim_end_matches('.').trim().to_string()
+}
+
+fn parses(e: &str) -> bool {
+    !e.is_empty() && crate::parse_expr(e, &crate::Limits::default()).is_ok()
+}
+
+#[derive(Debug)]
+struct Tok<'a> {
+    text: &'a str,
+    start: usize,
+    end: usize,
+}
+
+fn toks(raw: &str) -> Vec<Tok<'_>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in raw.char_indices().chain(std::iter::once((raw.len(), ' '))) {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.push(Tok { text: &raw[s..i], start: s, end: i });
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn point_word(t: &str) -> String {
+    let t = t.trim_end_matches(['?', '!', ',', ';', '.']);
+    match t.to_lowercase().as_str() {
+        "infinity" | "∞" | "+∞" | "oo" | "+oo" | "inf" | "+infinity" | "\\infty" => "oo".into(),
+        "-infinity" | "-∞" | "-oo" | "-inf" | "−∞" | "-\\infty" => "-oo".into(),
+        "zero" => "0".into(),
+        _ => t.to_string(),
+    }
+}
+
+fn matrix(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
+    let text = [given.unwrap_or(""), raw].into_iter().find(|t| t.contains("[[") || t.contains("matrix}"))?;
+    let start = [text.find("[["), text.find("\\begin{")].into_iter().flatten().min()?;
+    let end = [text.rfind("]]").map(|i| i + 2), text.rfind("matrix}").map(|i| i + 7)].into_iter().flatten().max()?;
+    if end <= start {
+        return None;
+    }
+    let mut args = Args::new();
+    args.insert("expr".into(), json!(text[start..end].trim()));
+    let op = if q.any(&["eigenvalue", "eigenvalues", "eigen", "characteristic"]).is_some() {
+        Some("eigenvalues")
+    } else if q.any(&["determinant", "det"]).is_some() {
+        Some("determinant")
+    } else if q.any(&["inverse", "invert", "inverted", "invertible", "singular"]).is_some() {
+        Some("inverse")
+    } else if q.has("rank") {
+        Some("rank")
+    } else if q.any(&["transpose", "transposed"]).is_some() {
+        Some("transpose")
+    } else if q.any(&["product", "multiply", "times", "multiplied"]).is_some() {
+        Some("product")
+    } else {
+        None
+    };
+    if let Some(op) = op {
+        args.insert("operation".into(), json!(op));
+    }
+    Some(args)
+}
+
+fn limit(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
+    let mut args = Args::new();
+    for text in [raw, given.unwrap_or("")] {
+        if let Some(p) = find_ci(text, "\\lim").or_else(|| find_ci(text, "lim_"))
+            && let Some((body, v, a, side)) = crate::limit::notation(&clean(&text[p..]))
+        {
+            let body = given.filter(|_| text == raw && body.is_empty()).map(str::to_string).unwrap_or(body);
+            args.insert("expr".into(), json!(clean(&body)));
+            args.insert("to".into(), json!(a));
+            args.insert("var".into(), json!(v));
+            if let Some(s) = side {
+                args.insert("direction".into(), json!(s));
+            }
+            return Some(args);
+        }
+    }
+    q.any(&["limit", "lim", "limits"])?;
+    let ts = toks(raw);
+    // "lim x->0 F", "lim x→0 F"
+    for (i, t) in ts.iter().enumerate() {
+        if !t.text.eq_ignore_ascii_case("lim") {
+            continue;
+        }
+        let Some(n) = ts.get(i + 1) else { continue };
+        let Some((v, a)) = n.text.split_once("->").or_else(|| n.text.split_once('→')) else { continue };
+        let body = given.map(str::to_string).unwrap_or_else(|| strip_direction(&raw[n.end..]));
+        if v.chars().count() == 1 && v.chars().all(char::is_alphabetic) && !a.is_empty() && parses(&body) {
+            args.insert("expr".into(), json!(body));
+            args.insert("to".into(), json!(point_word(a)));
+            args.insert("var".into(), json!(v));
+            return Some(args);
+        }
+    }
+    // "as x approaches a", "as x -> a", "as x→a", "as x tends to a", "as x goes to a"
+    let (as_i, var, point, after) = ts.iter().enumerate().find_map(|(i, t)| {
+        if !t.text.eq_ignore_ascii_case("as") && !t.text.eq_ignore_ascii_case("when") {
+            return None;
+        }
+        let v = ts.get(i + 1)?;
+        for arrow in ["->", "→"] {
+            if let Some((x, a)) = v.text.split_once(arrow) {
+                if a.is_empty() {
+                    let p = ts.get(i + 2)?;
+                    return Some((i, x.to_string(), point_word(p.text), p.end));
+                }
+                return Some((i, x.to_string(), point_word(a), v.end));
+            }
+        }
+        let w = ts.get(i + 2)?.text.to_lowercase();
+        let skip = match w.as_str() {
+            "->" | "→" | "approaches" | "approach" => 3,
+            "tends" | "goes" | "going" | "tending" if ts.get(i + 3)?.text.eq_ignore_ascii_case("to") => 4,
+            _ => return None,
+        };
+        let mut p = ts.get(i + skip)?;
+        let mut point = point_word(p.text);
+        if matches!(point.to_lowercase().as_str(), "negative" | "minus") {
+            p = ts.get(i + skip + 1)?;
+            point = format!("-{}", point_word(p.text));
+        }
+        Some((i, v.text.to_string(), point, p.end))
+    })?;
+    if var.chars().count() != 1 || !var.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let expr = match given {
+        Some(g) => g.to_string(),
+        None => {
+            let as_start = ts[as_i].start;
+            let before = &raw[..as_start];
+            match find_ci(before, "limit of").map(|p| p + 8).or_else(|| find_ci(before, "lim of").map(|p| p + 6)) {
+                Some(p) => clean(&before[p..]),
+                None => {
+                    let rest = &raw[after..];
+                    let of = find_ci(rest, "of ")?;
+                    clean(&rest[of + 3..])
+                }
+            }
+        }
+    };
+    let expr = strip_direction(&expr);
+    if !parses(&expr) {
+        return None;
+    }
+    args.insert("expr".into(), json!(expr));
+    args.insert("to".into(), json!(point));
+    args.insert("var".into(), json!(var));
+    if find_ci(raw, "from the left").is_some() || find_ci(raw, "from below").is_some() {
+        args.insert("direction".into(), json!("left"));
+    } else if find_ci(raw, "from the right").is_some() || find_ci(raw, "from above").is_some() {
+        args.insert("direction".into(), json!("right"));
+    }
+    Some(args)
+}
+
+fn strip_direction(e: &str) -> String {
+    let mut e = e.to_string();
+    for m in ["from the left", "from the right", "from below", "from above"] {
+        if let Some(p) = find_ci(&e, m) {
+            e.truncate(p);
+        }
+    }
+    clean(&e)
+}
+
+fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
+    let cue = q.any(&["taylor", "maclaurin", "laurent", "power series", "series expansion"])?;
+    let ts = toks(raw);
+    let mut args = Args::new();
+    let stops = [
+        " about ",
+        " around ",
+        " at ",
+        " near ",
+        " to order",
+        " up to",
+        " of order",
+        " order ",
+        " through ",
+        ", ",
+        " in powers",
+    ];
+    let expr = match given {
+        Some(g) => g.to_string(),
+        None => {
+            let c = find_ci(raw, cue)? + cue.len();
+            let rest = &raw[c..];
+            match find_ci(rest, " of ").map(|p| p + 4).or_else(|| find_ci(rest, " for ").map(|p| p + 5)) {
+                Some(start) => {
+                    let body = &rest[start..];
+                    let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
+                    clean(&body[..end])
+                }
+                // "expand F in a Taylor series", "write F as a power series"
+                None => {
+                    let head = &raw[..find_ci(raw, cue)?];
+                    let lead =
+                        ["expand ", "write ", "develop "].iter().find_map(|w| find_ci(head, w).map(|p| p + w.len()))?;
+                    let body = &head[lead..];
+                    let end =
+                        [" in ", " as ", " into "].iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
+                    clean(&body[..end])
+                }
+            }
+        }
+    };
+    if !parses(&expr) {
+        return None;
+    }
+    args.insert("expr".into(), json!(expr));
+    if cue == "maclaurin" {
+        args.insert("about".into(), json!("0"));
+    }
+    for (i, t) in ts.iter().enumerate() {
+        let w = t.text.to_lowercase();
+        if matches!(w.as_str(), "about" | "around" | "near") || (w == "at" && !args.contains_key("about")) {
+            let Some(n) = ts.get(i + 1) else { continue };
+            let val = if let Some((_, v)) = n.text.split_once('=') {
+                if v.is_empty() { ts.get(i + 2).map(|t| t.text).unwrap_or("") } else { v }
+            } else if ts.get(i + 2).is_some_and(|t| t.text == "=") {
+                ts.get(i + 3).map(|t| t.text).unwrap_or("")
+            } else {
+                n.text
+            };
+            let val = point_word(val);
+            if parses(&val) {
+                args.insert("about".into(), json!(val));
+            }
+        }
+        if w == "order" || w == "degree" {
+            let n = ts.get(i + 1).map(|t| t.text.trim_end_matches(['?', ',', '.']))?;
+            if let Ok(n) = n.parse::<u32>() {
+                args.insert("order".into(), json!(if w == "degree" { n + 1 } else { n }));
+            }
+        }
+        if matches!(w.as_str(), "up" | "through") {
+            let k = if w == "up" { i + 2 } else { i + 1 };
+            if let Some(p) = ts.get(k).and_then(|t| t.text.trim_end_matches(['?', ',', '.']).split_once('^'))
+                && let Ok(n) = p.1.trim_matches(['{', '}', '(', ')']).parse::<u32>()
+            {
+                args.insert("order".into(), json!(n + 1));
+            }
+        }
+    }
+    Some(args)
+}
+
+fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
+    let mut args = Args::new();
+    for text in [raw, given.unwrap_or("")] {
+        if let Some(p) = find_ci(text, "\\sum").or_else(|| find_ci(text, "sum_{")).or_else(|| text.find("Σ_{"))
+            && let Some((body, k, a, b)) = crate::sums::notation(&clean(&text[p..]))
+        {
+            let body = strip_tail(&body);
+            args.insert("expr".into(), json!(body));
+            args.insert("var".into(), json!(k));
+            args.insert("lower".into(), json!(a));
+            args.insert("upper".into(), json!(b));
+            return Some(args);
+        }
+    }
+    let sigma = raw.contains('Σ') || raw.contains('∑');
+    let cue = q.any(&["sum of", "sum", "series", "summation", "add up"]).or(sigma.then_some("Σ"))?;
+    let converge = q.any(&["converge", "converges", "convergent", "diverge", "diverges", "divergent", "convergence"]);
+    let ts = toks(raw);
+    // Bounds: "from k = 1 to n", "for k from 1 to n", "k = 1 to n", "from 1 to infinity".
+    let mut bounds: Option<(Option<String>, String, String, usize)> = None;
+    for (i, t) in ts.iter().enumerate() {
+        let w = t.text.to_lowercase();
+        let read = |j: usize| -> Option<(Option<String>, String, usize)> {
+            let a = ts.get(j)?;
+            if let Some((k, v)) = a.text.split_once('=') {
+                if v.is_empty() {
+                    return Some((Some(k.to_string()), ts.get(j + 1)?.text.to_string(), j + 2));
+                }
+                return Some((Some(k.to_string()), v.to_string(), j + 1));
+            }
+            if ts.get(j + 1).is_some_and(|t| t.text == "=") {
+                return Some((Some(a.text.to_string()), ts.get(j + 2)?.text.to_string(), j + 3));
+            }
+            Some((None, a.text.to_string(), j + 1))
+        };
+        let found = match w.as_str() {
+            "from" => read(i + 1),
+            "for" if ts.get(i + 2).is_some_and(|t| t.text.eq_ignore_ascii_case("from")) => {
+                read(i + 3).map(|(_, a, j)| (Some(ts[i + 1].text.to_string()), a, j))
+            }
+            "for" | "with" => read(i + 1).filter(|(k, _, _)| k.is_some()),
+            _ => None,
+        };
+        if let Some((k, a, j)) = found
+            && let Some(to) = ts.get(j)
+            && (to.text.eq_ignore_ascii_case("to") || to.text == "..")
+            && let Some(b) = ts.get(j + 1)
+        {
+            bounds = Some((k, a, point_word(b.text), t.start));
+            break;
+        }
+    }
+    if bounds.is_none() && converge.is_none() {
+        return None;
+    }
+    let expr = match given {
+        Some(g) => g.to_string(),
+        None => {
+            let c = if cue == "Σ" {
+                raw.find(['Σ', '∑']).map(|p| p + raw[p..].chars().next().map_or(1, char::len_utf8))?
+            } else {
+                find_ci(raw, cue)? + cue.len()
+            };
+            let end = bounds.as_ref().map(|b| b.3).unwrap_or(raw.len()).max(c);
+            let mut body = raw[c..end].to_string();
+            for stop in [" converge", " diverge", " for ", " over ", " where ", ", "] {
+                if let Some(p) = find_ci(&body, stop) {
+                    body.truncate(p);
+                }
+            }
+            strip_tail(&clean(after_words(body.trim_start())))
+        }
+    };
+    if !parses(&expr) {
+        return None;
+    }
+    args.insert("expr".into(), json!(expr));
+    match bounds {
+        Some((k, a, b, _)) => {
+            if let Some(k) = k.filter(|k| k.chars().count() == 1) {
+                args.insert("var".into(), json!(k));
+            }
+            args.insert("lower".into(), json!(a.trim_end_matches([',', '?'])));
+            args.insert("upper".into(), json!(b));
+        }
+        None => {
+            args.insert("lower".into(), json!("1"));
+            args.insert("upper".into(), json!("oo"));
+        }
+    }
+    Some(args)
+}
+
+/// A summand read from words: drop "converge?", "is it finite", trailing words.
+fn strip_tail(s: &str) -> String {
+    let mut s = s.to_string();
+    for stop in [" converge", " diverge", " is ", " equal"] {
+        if let Some(p) = find_ci(&s, stop) {
+            s.truncate(p);
+        }
+    }
+    clean(&s)
+}
+
+fn system(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
+    let text = match given {
+        Some(g) => g,
+        None => {
+            q.any(&[
+                "solve",
+                "system",
+                "simultaneous",
+                "simultaneously",
+                "solutions",
+                "solution",
+                "satisfy",
+                "such that",
+                "find",
+            ])?;
+            raw
+        }
+    };
+    let mut candidate = if let Some(p) = text.find("\\begin{cases}") {
+        text[p..].to_string()
+    } else if let Some(p) = text.rfind(':') {
+        text[p + 1..].to_string()
+    } else {
+        // After the last English word before the first '='.
+        let eq = text.find('=')?;
+        after_words_before(text, eq).to_string()
+    };
+    if let Some(last_eq) = candidate.rfind('=')
+        && let Some(p) = find_ci(&candidate[last_eq..], " for ")
+    {
+        candidate.truncate(last_eq + p);
+    }
+    let parts = crate::linalg::split_system(&clean(&candidate))?;
+    let limits = crate::Limits::default();
+    if !parts.iter().all(|p| crate::parse_statement(p, &limits).is_ok()) {
+        return None;
+    }
+    let mut args = Args::new();
+    args.insert("expr".into(), json!(parts.join("; ")));
+    Some(args)
+}
+
+/// `\int f dx`, `\int_a^b f dx`, `\int_{a}^{b} f\,dx`: the integrand, variable and bounds.
+fn integral(raw: &str, given: Option<&str>) -> Option<Args> {
+    let text = [raw, given.unwrap_or("")].into_iter().find(|t| t.contains("\\int"))?;
+    let mut rest = text[text.find("\\int")? + 4..].trim_start();
+    let mut bounds = None;
+    let bound = |s: &str| -> Option<(String, usize)> {
+        if let Some(r) = s.strip_prefix('{') {
+            let c = crate::limit::matching(r)?;
+            return Some((r[..c].trim().replace("\\infty", "oo"), c + 2));
+        }
+        if let Some(r) = s.strip_prefix("\\infty") {
+            let _ = r;
+            return Some(("oo".into(), 6));
+        }
+        let c = s.chars().next()?;
+        if c == '-' {
+            let (b, n) = bound_char(&s[1..])?;
+            return Some((format!("-{b}"), n + 1));
+        }
+        bound_char(s)
+    };
+    if let Some(r) = rest.strip_prefix('_') {
+        let (a, n) = bound(r.trim_start())?;
+        let r = r.trim_start()[n..].trim_start().strip_prefix('^')?.trim_start();
+        let (b, m) = bound(r)?;
+        bounds = Some([a, b]);
+        rest = r[m..].trim_start();
+    }
+    // The integrand runs to the differential: "dx", "\,dx", "\, dt", "d x".
+    let body = rest.replace("\\,", " ").replace("\\;", " ").replace("\\!", "");
+    let ts = toks(&body);
+    let (i, dv) = ts.iter().enumerate().rev().find_map(|(i, t)| {
+        let w = t.text.trim_end_matches(['?', '.', ',', '$']);
+        let v = w.strip_prefix('d')?;
+        (v.chars().count() == 1 && v.chars().all(char::is_alphabetic)).then(|| (i, v.to_string()))
+    })?;
+    let expr = clean(&body[..ts[i].start]);
+    if !parses(&expr) {
+        return None;
+    }
+    let mut args = Args::new();
+    args.insert("expr".into(), json!(expr));
+    args.insert("var".into(), json!(dv));
+    if let Some(b) = bounds {
+        args.insert("bounds".into(), json!(b));
+    }
+    Some(args)
+}
+
+/// One-character bound (`\int_0^1`), or a number (`\int_0^10`).
+fn bound_char(s: &str) -> Option<(String, usize)> {
+    let n = s.chars().take_while(|c| c.is_ascii_digit() || *c == '.').map(char::len_utf8).sum::<usize>();
+    if n > 0 {
+        return Some((s[..n].to_string(), n));
+    }
+    let c = s.chars().next()?;
+    c.is_alphanumeric().then(|| (c.to_string(), c.len_utf8()))
+}
+
+fn is_word(w: &str) -> bool {
+    let w = w.trim_end_matches([',', ':', '?', '.']);
+    w.chars().count() >= 2
+        && w.chars().all(char::is_alphabetic)
+        && crate::parse::KNOWN.iter().all(|k| !k.eq_ignore_ascii_case(w))
+}
+
+/// The text after its leading English words ("the geometric series 1/3^k" → "1/3^k").
+fn after_words(s: &str) -> &str {
+    let ts = toks(s);
+    match ts.iter().position(|t| !is_word(t.text)) {
+        Some(i) => &s[ts[i].start..],
+        None => "",
+    }
+}
+
+/// The text after the last English word that starts before byte `before`.
+fn after_words_before(s: &str, before: usize) -> &str {
+    let ts = toks(s);
+    match ts.iter().rfind(|t| t.start < before && is_word(t.text)) {
+        Some(t) => &s[t.end..],
+        None => s,
+    }
+}
