@@ -1,5 +1,7 @@
-//! Ledger benchmarks: scanning a generated workspace of 10,000 result files, and
-//! comparing a 50-arm family.
+//! Ledger benchmarks: scanning a generated workspace of 10,000 result files; scanning
+//! what frameworks write (200 Hugging Face Trainer output directories with 5
+//! checkpoints each, 200 Lightning CSVLogger versions, 200 TensorBoard runs of 10,000
+//! scalars each, made from the committed fixtures); and comparing a 50-arm family.
 
 use std::hint::black_box;
 use std::ops::ControlFlow;
@@ -31,6 +33,63 @@ fn workspace(root: &Path) {
     }
 }
 
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// One TFRecord frame around `data`.
+fn tfrecord(out: &mut Vec<u8>, data: &[u8]) {
+    use attest_runs::discover::proto::masked_crc;
+    let len = (data.len() as u64).to_le_bytes();
+    out.extend_from_slice(&len);
+    out.extend_from_slice(&masked_crc(&len).to_le_bytes());
+    out.extend_from_slice(data);
+    out.extend_from_slice(&masked_crc(data).to_le_bytes());
+}
+
+/// The framework layouts at scale, from the committed fixtures.
+fn frameworks(root: &Path) {
+    use attest_runs::discover::proto::{Event, Summary, SummaryValue};
+    use prost::Message as _;
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/frameworks");
+    let hf = fx.join("hf-trainer/sst2/outputs/lr3e-5");
+    let pl = fx.join("lightning/mnist/logs/mnist_cnn/version_0");
+    for i in 0..200 {
+        let run = root.join(format!("hf/outputs/lr{i}e-6"));
+        copy_dir(&hf, &run);
+        for k in 4..=5 {
+            copy_dir(&hf.join("checkpoint-100"), &run.join(format!("checkpoint-{}", k * 100)));
+        }
+        copy_dir(&pl, &root.join(format!("pl/logs/mnist_cnn/version_{i}")));
+        let mut events = Vec::new();
+        for step in 0..5_000i64 {
+            let value = |tag: &str, x: f32| SummaryValue { tag: tag.into(), simple_value: Some(x), tensor: None };
+            let e = Event {
+                step,
+                summary: Some(Summary {
+                    value: vec![
+                        value("train/loss", 1.0 / (step + 1) as f32),
+                        value("val/accuracy", 0.5 + i as f32 * 1e-3),
+                    ],
+                }),
+            };
+            tfrecord(&mut events, &e.encode_to_vec());
+        }
+        let tb = root.join(format!("tb/runs/lr{i}"));
+        std::fs::create_dir_all(&tb).unwrap();
+        std::fs::write(tb.join("events.out.tfevents.1796000000.bench"), events).unwrap();
+    }
+}
+
 fn benches(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -45,6 +104,17 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             let r = rt.block_on(ledger.scan(&root, None, |_| ControlFlow::Continue(()))).unwrap();
             assert_eq!(r.total_runs, 10_020);
+            black_box(r)
+        })
+    });
+    let fw_root = dir.path().join("frameworks");
+    frameworks(&fw_root);
+    let fw_db = dir.path().join("frameworks.db");
+    let fw = rt.block_on(async { Ledger::new(Store::open(&fw_db).await.unwrap(), LedgerOptions::default()) });
+    g.bench_function("scan_frameworks_600_runs", |b| {
+        b.iter(|| {
+            let r = rt.block_on(fw.scan(&fw_root, None, |_| ControlFlow::Continue(()))).unwrap();
+            assert!(r.total_runs >= 600, "{}", r.message);
             black_box(r)
         })
     });
