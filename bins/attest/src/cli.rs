@@ -12,7 +12,7 @@ use attest_mcp::{CommonArgs, Served, Transport};
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::{demo, emit, feed, kg, print, setup, sym};
+use crate::{demo, doctor, emit, feed, kg, print, setup, sym};
 
 #[derive(Parser)]
 #[command(name = "attest", version, about = "Auditable research provenance, fully local.", propagate_version = true)]
@@ -105,6 +105,14 @@ enum Command {
         /// Write nothing; exit 1 when the file differs from what setup would write.
         #[arg(long)]
         check: bool,
+        /// Where the surface binaries are (default: beside this executable).
+        #[arg(long)]
+        bin_dir: Option<PathBuf>,
+    },
+    /// Check this machine: the surface binaries, the database, the research root, the
+    /// agents' configurations and the optional services, each with the fix (exit 1 when
+    /// something will not work).
+    Doctor {
         /// Where the surface binaries are (default: beside this executable).
         #[arg(long)]
         bin_dir: Option<PathBuf>,
@@ -268,6 +276,14 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
                 }
             );
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Doctor { bin_dir } => {
+            let dir = match bin_dir {
+                Some(d) => std::path::absolute(&d).unwrap_or(d),
+                None => std::env::current_exe()?.parent().context("executable has no directory")?.to_path_buf(),
+            };
+            let (found, _) = emit::find_binaries(&dir);
+            doctor::run(&config, &dir, &found).await
         }
         Command::Setup { agent, config: file, check, bin_dir } => {
             let Some(found) = surfaces_for_agents(bin_dir, &config)? else {

@@ -5,6 +5,7 @@
 
 mod cli;
 mod demo;
+mod doctor;
 mod emit;
 mod feed;
 mod kg;

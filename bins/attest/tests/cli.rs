@@ -95,6 +95,33 @@ fn eval_routing_scores_a_labelled_file_and_names_a_bad_line() {
 }
 
 #[test]
+fn doctor_says_what_works_and_fails_on_a_database_that_does_not_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("a.db");
+    let root = repo().join("examples/workspace");
+    let o = attest(&["runs", "scan"], &db, Some(&root));
+    assert!(o.status.success(), "{}", text(&o));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_attest"));
+    c.arg("doctor").env("ATTEST_DB", &db).env("RESEARCH_ROOT", &root).env("HOME", tmp.path());
+    for k in ["EMBED_BASE_URL", "LLM_BASE_URL", "HERMES_HOME", "ATTEST_RESEARCH_WEB", "ATTEST_CITATION_WEB"] {
+        c.env_remove(k);
+    }
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    for want in ["ok    database", "ok    ledger", "(3 project directories)", "0 failing"] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+    std::fs::write(&db, b"this is not a database").unwrap();
+    for side in ["a.db-wal", "a.db-shm"] {
+        let _ = std::fs::remove_file(tmp.path().join(side));
+    }
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("FAIL  database"), "{}", text(&o));
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("a.db");
