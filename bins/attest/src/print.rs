@@ -1,8 +1,9 @@
 //! Text rendering of answers for people at a terminal.
 //!
-//! The answer line first, then the rows of the first list in the detail as aligned
-//! columns of their scalar fields, then each caveat on its own line. Nothing is
-//! summarised away: `--json` prints everything.
+//! The answer line first, then every list of rows in the detail as aligned columns of
+//! their scalar fields (the main list first; each under its name when there are
+//! several; rows with a verdict grouped worst first, contradicted at the top), then
+//! each caveat on its own line. `--json` prints everything.
 
 use std::io::Write;
 
@@ -10,6 +11,9 @@ use attest_core::Answer;
 use serde_json::Value;
 
 const MAX_COL: usize = 48;
+
+/// Columns a person reads whole or opens: never clipped.
+const WHOLE: &[&str] = &["message", "problem", "reason", "source_path", "path", "file", "caveat", "url"];
 
 fn scalar(v: &Value) -> Option<String> {
     match v {
@@ -24,12 +28,37 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
-/// The first non-empty array of objects in the detail, with its key.
-fn first_table(data: &Value) -> Option<(&str, &Vec<Value>)> {
-    data.as_object()?.iter().find_map(|(k, v)| match v {
-        Value::Array(rows) if rows.first().is_some_and(Value::is_object) => Some((k.as_str(), rows)),
-        _ => None,
-    })
+/// Lists that are an answer's substance, shown before any other list.
+const MAIN_LISTS: &[&str] = &["rows", "arms", "runs", "items", "claims", "hits", "families", "references"];
+
+/// Verdicts a person must see first, in that order; others follow.
+const VERDICT_ORDER: &[&str] =
+    &["contradicted", "malformed", "stale", "ambiguous", "unsupported", "uncited", "refuted", "unknown"];
+
+/// Every non-empty array of objects in the detail, with its key, the main ones first.
+fn tables(data: &Value) -> Vec<(&str, &Vec<Value>)> {
+    let mut t: Vec<(&str, &Vec<Value>)> = data
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| match v {
+            Value::Array(rows) if rows.first().is_some_and(Value::is_object) => Some((k.as_str(), rows)),
+            _ => None,
+        })
+        .collect();
+    t.sort_by_key(|(k, _)| MAIN_LISTS.iter().position(|m| m == k).unwrap_or(MAIN_LISTS.len()));
+    t
+}
+
+/// Rows with a `verdict`, worst first (stable: the tool's order within a verdict).
+fn by_verdict(rows: &[Value]) -> Vec<Value> {
+    let rank = |r: &Value| {
+        let v = r.get("verdict").and_then(Value::as_str).unwrap_or("");
+        VERDICT_ORDER.iter().position(|x| *x == v).unwrap_or(VERDICT_ORDER.len())
+    };
+    let mut out = rows.to_vec();
+    out.sort_by_key(rank);
+    out
 }
 
 fn table(out: &mut impl Write, rows: &[Value]) -> std::io::Result<()> {
@@ -41,8 +70,13 @@ fn table(out: &mut impl Write, rows: &[Value]) -> std::io::Result<()> {
             }
         }
     }
-    let cells: Vec<Vec<String>> =
-        rows.iter().map(|r| cols.iter().map(|c| scalar(&r[c.as_str()]).unwrap_or_default()).collect()).collect();
+    let cell = |r: &Value, c: &str| match &r[c] {
+        Value::String(s) if WHOLE.contains(&c) => s.clone(),
+        v => scalar(v).unwrap_or_default(),
+    };
+    // The long, whole columns go last, so the short ones stay aligned at the left.
+    cols.sort_by_key(|c| WHOLE.contains(&c.as_str()));
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| cols.iter().map(|c| cell(r, c)).collect()).collect();
     let widths: Vec<usize> = cols
         .iter()
         .enumerate()
@@ -61,8 +95,13 @@ fn table(out: &mut impl Write, rows: &[Value]) -> std::io::Result<()> {
 /// Print an answer for a person.
 pub fn answer(out: &mut impl Write, a: &Answer<Value>) -> std::io::Result<()> {
     writeln!(out, "{}", a.answer)?;
-    if let Some((_, rows)) = a.data.as_ref().and_then(first_table) {
-        table(out, rows)?;
+    let lists = a.data.as_ref().map(tables).unwrap_or_default();
+    let several = lists.len() > 1;
+    for (key, rows) in lists {
+        if several {
+            writeln!(out, "{}:", key.replace('_', " "))?;
+        }
+        table(out, &by_verdict(rows))?;
     }
     let listed = a.data.as_ref().and_then(|d| d.get("caveats")).and_then(Value::as_array).filter(|c| !c.is_empty());
     match (listed, &a.caveat) {
