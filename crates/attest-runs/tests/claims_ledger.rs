@@ -1,11 +1,13 @@
 //! Claim verdicts against a small hand-made ledger: run selection, row selection,
 //! tolerance, staleness by content, the citation lint, discovery and the research-root
-//! boundary.
+//! boundary. Every message is pinned whole in an insta snapshot per test (the temp
+//! root shown as `[root]`), so a reviewer sees every word an agent will see.
 
 use std::path::Path;
 
 use attest_runs::claims::{self, CiteResolver, Verdict};
 use attest_store::Store;
+use serde_json::{Value, json};
 use tempfile::TempDir;
 
 struct Fixture {
@@ -79,6 +81,26 @@ impl Fixture {
         assert_eq!(r.rows.len(), 1, "{r:?}");
         r.rows[0].clone()
     }
+
+    /// [`Fixture::one`], with the claim and its whole row added to `seen`.
+    async fn seen(&self, seen: &mut Vec<Value>, claim: &str) -> claims::Row {
+        let row = self.one(claim).await;
+        seen.push(json!({"claim": claim, "row": self.shown(&row, &[])}));
+        row
+    }
+
+    /// `v` as JSON with the temp root (and any `others`, named) made placeholders.
+    fn shown<T: serde::Serialize>(&self, v: &T, others: &[(&Path, &str)]) -> Value {
+        let mut text = serde_json::to_string(v).unwrap();
+        let mut dirs = vec![(self.root(), "[root]")];
+        dirs.extend_from_slice(others);
+        for (dir, name) in dirs {
+            for d in [dir.canonicalize().unwrap(), dir.to_path_buf()] {
+                text = text.replace(&d.display().to_string(), name);
+            }
+        }
+        serde_json::from_str(&text).unwrap()
+    }
 }
 
 #[tokio::test]
@@ -88,18 +110,20 @@ async fn exact_and_prefix_selection_treats_underscore_literally() {
     f.run("p", "ab1", &[("wer", 0.2, None, "")]).await;
     f.run("p", "A_2", &[("wer", 0.3, None, "")]).await;
     // A LIKE pattern would let `_` match the `b` of ab1; a prefix does not.
-    let r = f.one("p/a_* metric=wer value=0.1").await;
+    let mut seen = Vec::new();
+    let r = f.seen(&mut seen, "p/a_* metric=wer value=0.1").await;
     assert_eq!(r.verdict, Verdict::Supported, "{}", r.message);
     // Case matters, in exact names and prefixes alike.
-    assert_eq!(f.one("p/a_2 metric=wer value=0.3").await.verdict, Verdict::Unsupported);
-    let amb = f.one("p/* metric=wer value=0.1").await;
+    assert_eq!(f.seen(&mut seen, "p/a_2 metric=wer value=0.3").await.verdict, Verdict::Unsupported);
+    // Ambiguous names the 3 matching runs, A_2, a_1, ab1.
+    let amb = f.seen(&mut seen, "p/* metric=wer value=0.1").await;
     assert_eq!(amb.verdict, Verdict::Ambiguous);
-    assert!(amb.message.contains("matches 3 runs") && amb.message.contains("A_2, a_1, ab1"), "{}", amb.message);
-    let none = f.one("p/zz* metric=wer value=0.1").await;
-    assert!(none.message.contains("starting with 'zz'"), "{}", none.message);
-    let proj = f.one("q/a_1 metric=wer value=0.1").await;
+    // No match says what was looked for: runs starting with 'zz'.
+    f.seen(&mut seen, "p/zz* metric=wer value=0.1").await;
+    // An unknown project is named: no project 'q'.
+    let proj = f.seen(&mut seen, "q/a_1 metric=wer value=0.1").await;
     assert_eq!(proj.verdict, Verdict::Unsupported);
-    assert!(proj.message.contains("no project 'q'"), "{}", proj.message);
+    insta::assert_json_snapshot!("selection", seen);
 }
 
 #[tokio::test]
@@ -116,43 +140,43 @@ async fn rows_are_selected_by_split_and_step_never_picked() {
         ],
     )
     .await;
-    let amb = f.one("p/r metric=acc value=0.8").await;
+    let mut seen = Vec::new();
+    // Two splits: ambiguous, naming split=dev, split=test and saying add split= or step=.
+    let amb = f.seen(&mut seen, "p/r metric=acc value=0.8").await;
     assert_eq!(amb.verdict, Verdict::Ambiguous);
-    assert!(
-        amb.message.contains("split=dev, split=test") && amb.message.contains("add split= or step="),
-        "{}",
-        amb.message
-    );
-    assert_eq!(f.one("p/r metric=acc value=0.7 split=test").await.verdict, Verdict::Supported);
-    assert_eq!(f.one("p/r metric=loss value=1.5 step=200").await.verdict, Verdict::Supported);
-    let steps = f.one("p/r metric=loss value=1.5").await;
-    assert!(steps.message.contains("step=100, step=200"), "{}", steps.message);
-    let wrong = f.one("p/r metric=loss value=1.5 step=300").await;
+    assert_eq!(f.seen(&mut seen, "p/r metric=acc value=0.7 split=test").await.verdict, Verdict::Supported);
+    assert_eq!(f.seen(&mut seen, "p/r metric=loss value=1.5 step=200").await.verdict, Verdict::Supported);
+    // Two steps: named, step=100, step=200.
+    f.seen(&mut seen, "p/r metric=loss value=1.5").await;
+    // A step not recorded: "not with step=300", naming step=100.
+    let wrong = f.seen(&mut seen, "p/r metric=loss value=1.5 step=300").await;
     assert_eq!(wrong.verdict, Verdict::Unsupported);
-    assert!(wrong.message.contains("not with step=300") && wrong.message.contains("step=100"), "{}", wrong.message);
-    let missing = f.one("p/r metric=bleu value=1").await;
-    assert!(missing.message.contains("it records acc, loss"), "{}", missing.message);
+    // A metric not recorded: "it records acc, loss".
+    f.seen(&mut seen, "p/r metric=bleu value=1").await;
     // Metric names compare without case.
-    assert_eq!(f.one("p/r metric=ACC value=0.8 split=dev").await.verdict, Verdict::Supported);
+    assert_eq!(f.seen(&mut seen, "p/r metric=ACC value=0.8 split=dev").await.verdict, Verdict::Supported);
+    insta::assert_json_snapshot!("rows", seen);
 }
 
 #[tokio::test]
 async fn tolerance_is_exact_by_default_and_hints_at_rounding() {
     let f = Fixture::new().await;
     f.run("p", "r", &[("wer", 0.06421, None, "")]).await;
-    let c = f.one("p/r metric=wer value=0.0642").await;
+    let mut seen = Vec::new();
+    // Contradicted, with the hint: rounded to 4 decimals, say so with tol=0.00005.
+    let c = f.seen(&mut seen, "p/r metric=wer value=0.0642").await;
     assert_eq!(c.verdict, Verdict::Contradicted);
     assert_eq!(c.actual, Some(0.06421));
-    assert!(c.message.contains("rounded to 4 decimals, say so with tol=0.00005"), "{}", c.message);
-    let s = f.one("p/r metric=wer value=0.0642 tol=0.00005").await;
+    // Supported within tol=5e-05 of the 0.0642 written.
+    let s = f.seen(&mut seen, "p/r metric=wer value=0.0642 tol=0.00005").await;
     assert_eq!(s.verdict, Verdict::Supported);
-    assert!(s.message.contains("within tol=5e-05 of the 0.0642 written"), "{}", s.message);
     // Far off: no rounding hint.
-    let far = f.one("p/r metric=wer value=0.07").await;
+    let far = f.seen(&mut seen, "p/r metric=wer value=0.07").await;
     assert!(!far.message.contains("rounded"), "{}", far.message);
     // The same number written differently is the same number.
     f.run("p", "n", &[("n", 2400.0, None, "")]).await;
-    assert_eq!(f.one("p/n metric=n value=2.4e3").await.verdict, Verdict::Supported);
+    assert_eq!(f.seen(&mut seen, "p/n metric=n value=2.4e3").await.verdict, Verdict::Supported);
+    insta::assert_json_snapshot!("tolerance", seen);
 }
 
 #[tokio::test]
@@ -168,25 +192,21 @@ async fn stale_means_the_content_changed_not_the_mtime() {
     assert_eq!(f.one("p/r metric=wer value=0.1").await.verdict, Verdict::Supported);
 
     // Changed content: stale, even though the ledger still says 0.1.
+    // The messages say the file changed content since it was scanned, and to rescan.
     std::fs::write(&src, b"{\"wer\": 0.2}").unwrap();
-    let s = f.one("p/r metric=wer value=0.1").await;
+    let mut seen = Vec::new();
+    let s = f.seen(&mut seen, "p/r metric=wer value=0.1").await;
     assert_eq!(s.verdict, Verdict::Stale);
-    assert!(
-        s.message.contains("changed content since it was scanned") && s.message.contains("rescan"),
-        "{}",
-        s.message
-    );
-    // A contradicted claim stays contradicted, and says the file changed.
-    let c = f.one("p/r metric=wer value=0.3").await;
+    // A contradicted claim stays contradicted, and says the file changed since the scan.
+    let c = f.seen(&mut seen, "p/r metric=wer value=0.3").await;
     assert_eq!(c.verdict, Verdict::Contradicted);
-    assert!(c.message.contains("changed since the scan"), "{}", c.message);
 
-    // Gone: stale.
+    // Gone: stale, saying it no longer exists.
     std::fs::remove_file(&src).unwrap();
-    let g = f.one("p/r metric=wer value=0.1").await;
+    let g = f.seen(&mut seen, "p/r metric=wer value=0.1").await;
     assert_eq!(g.verdict, Verdict::Stale);
-    assert!(g.message.contains("no longer exists"), "{}", g.message);
     assert_eq!(g.source_path.as_deref(), Some(src.as_str()));
+    insta::assert_json_snapshot!("stale", seen);
 }
 
 #[tokio::test]
@@ -194,11 +214,13 @@ async fn a_run_scanned_without_a_hash_is_checked_for_existence_only() {
     let f = Fixture::new().await;
     let src = f.write("p/results/r.json", "{}");
     f.insert("p", "r", &src, None, &[("wer", 0.1, None, "")]).await;
-    let r = f.one("p/r metric=wer value=0.1").await;
+    let mut seen = Vec::new();
+    // Supported, saying the run has no content hash.
+    let r = f.seen(&mut seen, "p/r metric=wer value=0.1").await;
     assert_eq!(r.verdict, Verdict::Supported);
-    assert!(r.message.contains("no content hash"), "{}", r.message);
     f.insert("p", "gone", "/nonexistent/attest/x.json", None, &[("wer", 0.1, None, "")]).await;
-    assert_eq!(f.one("p/gone metric=wer value=0.1").await.verdict, Verdict::Stale);
+    assert_eq!(f.seen(&mut seen, "p/gone metric=wer value=0.1").await.verdict, Verdict::Stale);
+    insta::assert_json_snapshot!("no_hash", seen);
 }
 
 struct Bib(&'static [&'static str]);
@@ -234,7 +256,8 @@ async fn uncited_is_a_lint_beside_the_numeric_verdict() {
     );
     assert_eq!(with.claims, 3);
     assert_eq!(with.counts.values().sum::<usize>(), 4);
-    assert!(with.rows[2].message.contains("ghost2023") && with.rows[2].message.contains("refs.bib"));
+    // The uncited row names the key (ghost2023) and the sources consulted (refs.bib).
+    insta::assert_json_snapshot!("uncited", f.shown(&with, &[]));
 
     // A plain closure is a resolver too.
     let nothing = |_: &str| false;
@@ -248,20 +271,27 @@ async fn paths_outside_the_root_are_refused() {
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("x.md"), "<!-- claim: p/r metric=m value=1 -->").unwrap();
     let pool = f.store.pool();
+    // Each refusal says the path is outside the research root and how to fix it
+    // (RESEARCH_ROOT); a missing file says so, and where relative paths are read from.
+    let mut errors = Vec::new();
     for p in [outside.path().join("x.md"), Path::new("../").to_path_buf()] {
         let err = claims::check(pool, f.root(), Some(&p), None).await.unwrap_err().to_string();
-        assert!(err.contains("outside the research root") && err.contains("RESEARCH_ROOT"), "{err}");
+        errors.push(json!({"check": p.strip_prefix(outside.path()).unwrap_or(&p), "error": err}));
     }
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(outside.path(), f.root().join("escape")).unwrap();
         let err = claims::check(pool, f.root(), Some(Path::new("escape/x.md")), None).await.unwrap_err().to_string();
-        assert!(err.contains("outside the research root"), "{err}");
+        errors.push(json!({"check": "escape/x.md", "error": err}));
     }
     let err = claims::check(pool, f.root(), Some(Path::new("nope.md")), None).await.unwrap_err().to_string();
-    assert!(err.contains("no such file or directory") && err.contains("research root"), "{err}");
+    errors.push(json!({"check": "nope.md", "error": err}));
     let err = attest_runs::coverage::coverage(f.root(), Some(&outside.path().join("x.md"))).unwrap_err().to_string();
-    assert!(err.contains("outside the research root"), "{err}");
+    errors.push(json!({"coverage": "x.md", "error": err}));
+    insta::assert_json_snapshot!(
+        "outside_the_root",
+        f.shown(&errors, &[(outside.path(), "[outside]"), (f.root().parent().unwrap(), "[root]/..")])
+    );
 }
 
 #[tokio::test]
@@ -281,7 +311,9 @@ async fn discovery_is_sorted_and_skips_hidden_and_node_modules() {
     assert_eq!(files, ["a/y.MD", "a/z.markdown", "b.md"]);
     assert_eq!(r.files, 3);
     assert_eq!(r.skipped.len(), 1);
-    assert!(r.skipped[0].file == "bad.md" && r.skipped[0].reason.contains("UTF-8"), "{:?}", r.skipped);
+    assert_eq!(r.skipped[0].file, "bad.md", "{:?}", r.skipped);
+    // The reason says the file is not UTF-8.
+    insta::assert_json_snapshot!("discovery_skipped", f.shown(&r.skipped, &[]));
     // A root that itself sits under a hidden directory still works.
     let nested = f.root().join(".research");
     std::fs::create_dir_all(nested.join("paper")).unwrap();
@@ -299,9 +331,11 @@ async fn an_unclosed_claim_fails_the_gate() {
     assert_eq!(r.claims, 1);
     assert_eq!(r.malformed.len(), 1);
     assert_eq!(r.malformed[0].line, 3);
-    assert!(r.malformed[0].to_string().starts_with("paper/draft.md:3: this claim comment is never closed"));
     assert!(r.failed());
-    assert!(r.summary().ends_with("; 1 malformed"), "{}", r.summary());
+    // The malformed line reads "paper/draft.md:3: this claim comment is never closed …",
+    // and the summary ends "; 1 malformed".
+    let malformed: Vec<String> = r.malformed.iter().map(|m| m.to_string()).collect();
+    insta::assert_json_snapshot!("unclosed", json!({"malformed": malformed, "summary": r.summary()}));
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! Comparisons through the ledger: the example workspace's families, direction
-//! refusals and overrides, and a healthy comparison that carries no caveat.
+//! refusals and overrides, and a healthy comparison that carries no caveat. Caveats and
+//! refusals are pinned whole in insta snapshots (temp directories shown as `[root]`).
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 use attest_runs::compare::Comparison;
 use attest_runs::ledger::{Ledger, LedgerOptions};
 use attest_store::Store;
+use serde_json::{Value, json};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
@@ -30,6 +32,15 @@ fn portable(c: &Comparison) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// `v` as JSON with the temp directory `dir` (as given and canonical) made `[root]`.
+fn shown<T: serde::Serialize>(v: &T, dir: &Path) -> Value {
+    let mut text = serde_json::to_string(v).unwrap();
+    for d in [dir.canonicalize().unwrap(), dir.to_path_buf()] {
+        text = text.replace(&d.display().to_string(), "[root]");
+    }
+    serde_json::from_str(&text).unwrap()
+}
+
 #[tokio::test]
 async fn kdalpha_has_the_documented_caveats() {
     let l = example(LedgerOptions::default()).await;
@@ -50,20 +61,22 @@ async fn beam_search_has_only_the_replication_caveat() {
     assert_eq!(c.winner.as_deref(), Some("beam_search/b8"));
     assert_eq!(c.corpus.as_deref(), Some("cv-en-heldout"));
     assert_eq!(c.caveats.len(), 1, "{:#?}", c.caveats);
-    assert!(c.caveats[0].starts_with("each arm is a single run"));
+    // The caveat, whole in the snapshot: each arm is a single run.
     insta::assert_json_snapshot!("compare_beam_search", portable(&c));
 }
 
 #[tokio::test]
 async fn undirected_metrics_are_refused_until_declared() {
     let l = example(LedgerOptions::default()).await;
-    let e = l.compare("prompt", None, None).await.unwrap_err().to_string();
-    assert!(e.contains("found judge_score, mean_words, n_records"), "{e}");
-    assert!(e.contains("metric_directions.toml") && e.contains("judge_score = \"higher_is_better\""), "{e}");
-    let e = l.compare("prompt", Some("judge_score"), None).await.unwrap_err().to_string();
-    assert!(e.contains("'judge_score' has no declared direction"), "{e}");
-    let e = l.compare("kdalpha", Some("n_records"), None).await.unwrap_err().to_string();
-    assert!(e.contains("'n_records' has no declared direction") && e.contains("known direction: wer"), "{e}");
+    // The refusals name the metrics found (judge_score, mean_words, n_records) and how to
+    // declare one in metric_directions.toml (judge_score = "higher_is_better"); a metric
+    // asked for has no declared direction, and the known ones are named (wer).
+    let mut refusals = Vec::new();
+    for (family, metric) in [("prompt", None), ("prompt", Some("judge_score")), ("kdalpha", Some("n_records"))] {
+        let e = l.compare(family, metric, None).await.unwrap_err().to_string();
+        refusals.push(json!({"family": family, "metric": metric, "error": e}));
+    }
+    insta::assert_json_snapshot!("undirected_refusals", shown(&refusals, &repo()));
 
     let opts = LedgerOptions { metric_directions: Some(repo().join("examples/metric_directions.toml")), root: None };
     let l = example(opts).await;
@@ -82,25 +95,30 @@ async fn undirected_metrics_are_refused_until_declared() {
 async fn single_arm_missing_family_and_malformed_directions() {
     let l = example(LedgerOptions::default()).await;
     // One arm: nothing compared, so a refusal (no winner), naming the arm's best step.
-    let e = l.compare("trainlog", Some("val_loss"), None).await.unwrap_err().to_string();
-    assert!(
-        e.starts_with("only one arm of family 'trainlog' has a val_loss (trainlog_kdalpha50: 1.284 at step 3000)"),
-        "{e}"
-    );
-    assert!(e.contains("no winner") && e.contains("attest.toml"), "{e}");
-    let e = l.compare("kdsweep", None, None).await.unwrap_err().to_string();
-    assert!(e.starts_with("no family 'kdsweep'. Families: beam_search, kdalpha, planned, prompt, trainlog"), "{e}");
-    let e = l.compare("asr-distill", None, None).await.unwrap_err().to_string();
-    assert!(e.contains("it is a project with 9 runs"), "{e}");
-    let e = l.compare("kdalpha", None, Some("summarizer-prompts")).await.unwrap_err().to_string();
-    assert!(e.contains("not in project 'summarizer-prompts'; it is in: asr-distill"), "{e}");
+    // Refusals, whole in the snapshot: one arm (trainlog_kdalpha50: 1.284 at step 3000),
+    // no winner, with a pointer to attest.toml; an unknown family lists the families; a
+    // project name says it is a project with 9 runs; the wrong project says where it is.
+    let mut refusals = Vec::new();
+    let asks = [
+        ("trainlog", Some("val_loss"), None),
+        ("kdsweep", None, None),
+        ("asr-distill", None, None),
+        ("kdalpha", None, Some("summarizer-prompts")),
+    ];
+    for (family, metric, project) in asks {
+        let e = l.compare(family, metric, project).await.unwrap_err().to_string();
+        refusals.push(json!({"family": family, "metric": metric, "project": project, "error": e}));
+    }
 
+    // A malformed directions file: the error names dirs.toml and the form to write
+    // (judge_score = "higher_is_better").
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("dirs.toml");
     write(&bad, "[metric_direction]\njudge_score = \"up\"\n");
     let l = example(LedgerOptions { metric_directions: Some(bad), root: None }).await;
     let e = l.compare("kdalpha", None, None).await.unwrap_err().to_string();
-    assert!(e.contains("judge_score = \"higher_is_better\"") && e.contains("dirs.toml"), "{e}");
+    refusals.push(json!({"family": "kdalpha", "metric_directions": "[root]/dirs.toml", "error": e}));
+    insta::assert_json_snapshot!("single_arm_and_missing_family", shown(&refusals, dir.path()));
 }
 
 #[tokio::test]
@@ -130,7 +148,8 @@ async fn a_healthy_comparison_carries_no_caveat() {
     l.scan(dir.path(), None, |_| ControlFlow::Continue(())).await.unwrap();
     let c = l.compare("asr", None, None).await.unwrap();
     assert_eq!(c.caveats.len(), 1, "{:#?}", c.caveats);
-    assert!(c.caveats[0].starts_with("arms did not share a corpus"));
+    // The caveat: arms did not share a corpus.
+    insta::assert_json_snapshot!("healthy_broken_corpus", shown(&c.caveats, dir.path()));
 }
 
 #[tokio::test]
@@ -144,25 +163,17 @@ async fn contested_and_partly_recorded_corpora() {
     write(&root.join("p/results/m_d.json"), r#"{"wer": 0.4}"#);
     let l = Ledger::new(Store::open_in_memory().await.unwrap(), LedgerOptions::default());
     l.scan(root, None, |_| ControlFlow::Continue(())).await.unwrap();
-    let c = l.compare("m", None, None).await.unwrap();
-    let t = c.caveats.join("\n");
-    assert!(
-        t.contains("defined differently by different sources (ls: source 'openslr-12' vs 'hf:ls' (results/m_a.json))"),
-        "{t}"
-    );
-    // Resolve the dispute: the caveat goes on the next scan.
+    let contested = l.compare("m", None, None).await.unwrap().caveats;
+    // Resolve the dispute: the contested caveat goes on the next scan.
     write(&root.join("p/results/m_a.json"), r#"{"wer": 0.1, "corpus": "ls"}"#);
     l.scan(root, None, |_| ControlFlow::Continue(())).await.unwrap();
-    let c = l.compare("m", None, None).await.unwrap();
-    let t = c.caveats.join("\n");
-    assert!(
-        t.contains(
-            "corpus only partly recorded: m_d does not say which data it used, so agreement with ls is unverified"
-        ),
-        "{t}"
-    );
+    let resolved = l.compare("m", None, None).await.unwrap().caveats;
     // A malformed manifest stops the scan rather than silently unlinking every run.
     write(&root.join("corpora.toml"), "[corpus.ls\n");
     let e = l.scan(root, None, |_| ControlFlow::Continue(())).await.unwrap_err().to_string();
-    assert!(e.contains("corpora.toml is not valid TOML"), "{e}");
+    // Contested: ls defined differently by different sources (source 'openslr-12' vs
+    // 'hf:ls' (results/m_a.json)); resolved: corpus only partly recorded (m_d does not
+    // say which data it used); the malformed manifest: corpora.toml is not valid TOML.
+    let all = json!({"contested caveats": contested, "resolved caveats": resolved, "malformed manifest": e});
+    insta::assert_json_snapshot!("contested_corpora", shown(&all, root));
 }

@@ -1,4 +1,6 @@
-//! Scanning: counts, refusals, diagnostics, id stability, atomicity, hashes.
+//! Scanning: counts, refusals, diagnostics, id stability, atomicity, hashes. Reports,
+//! notes, caveats and errors are pinned whole in insta snapshots (directories shown as
+//! `[root]`-style placeholders, times as `[time]`), so a reviewer sees every word.
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -7,6 +9,7 @@ use attest_runs::LedgerError;
 use attest_runs::hash;
 use attest_runs::ledger::{Ledger, LedgerOptions, ScanReport};
 use attest_store::Store;
+use serde_json::{Value, json};
 use sqlx::Row;
 
 fn repo() -> PathBuf {
@@ -26,6 +29,19 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// `v` as JSON with each directory (as given and canonical) made its placeholder and
+/// times made `[time]`.
+fn shown<T: serde::Serialize>(v: &T, dirs: &[(&Path, &str)]) -> Value {
+    let mut text = serde_json::to_string(v).unwrap();
+    for (dir, name) in dirs {
+        for d in [dir.canonicalize().unwrap(), dir.to_path_buf()] {
+            text = text.replace(&d.display().to_string(), name);
+        }
+    }
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?").unwrap();
+    serde_json::from_str(&time.replace_all(&text, "[time]")).unwrap()
+}
+
 async fn count(l: &Ledger, sql: &str) -> i64 {
     sqlx::query(sql).fetch_one(l.store().pool()).await.unwrap().get(0)
 }
@@ -39,18 +55,11 @@ async fn example_workspace_scans_as_documented() {
     assert_eq!(per, [("asr-distill", 9, 1), ("summarizer-prompts", 3, 0)]);
     assert_eq!(r.message, "12 runs across 2 projects; nothing recognised in paper");
     assert_eq!(r.empty.len(), 1);
-    assert!(
-        r.empty[0].diagnostic.contains("1 file but none in a format") && r.empty[0].diagnostic.contains(".md"),
-        "{}",
-        r.empty[0].diagnostic
-    );
-    let asr = &r.projects[0];
-    let notes: Vec<String> = asr.notes.iter().map(|n| format!("{}: {}", n.path, n.note)).collect();
-    assert!(
-        notes.iter().any(|n| n.starts_with("results/tokenizer_vocab.json: not recorded") && n.contains("lookup table")),
-        "{notes:#?}"
-    );
-    assert!(notes.iter().any(|n| n.starts_with("logs/trainlog_kdalpha50.jsonl: 1 line of 7 skipped")), "{notes:#?}");
+    // The whole report: paper's diagnostic (1 file but none in a format the ledger reads,
+    // found .md), and asr-distill's notes (results/tokenizer_vocab.json not recorded, a
+    // lookup table; logs/trainlog_kdalpha50.jsonl, 1 line of 7 skipped).
+    let workspace = repo().join("examples/workspace");
+    insta::assert_json_snapshot!("example_workspace_scan", shown(&r, &[(&workspace, "[root]")]));
 
     let list = l.list(Some("asr-distill"), None, 100).await.unwrap();
     let names: Vec<&str> = list.runs.iter().map(|r| r.name.as_str()).collect();
@@ -85,7 +94,8 @@ async fn example_workspace_scans_as_documented() {
     assert_eq!(log.metrics.len(), 18);
     let last = log.metrics.iter().filter(|m| m.metric == "val_loss").max_by_key(|m| m.step).unwrap();
     assert_eq!((last.value, last.step), (1.284, Some(3000)));
-    assert!(log.caveats.iter().any(|c| c.contains("1 line of its log could not be parsed")), "{:?}", log.caveats);
+    // Its caveats say 1 line of its log could not be parsed.
+    insta::assert_json_snapshot!("trainlog_caveats", shown(&log.caveats, &[(&workspace, "[root]")]));
 
     let b8 = l.detail("asr-distill", "beam_search/b8").await.unwrap();
     assert!(b8.source_path.ends_with("results/beam_search.csv#row=b8"), "{}", b8.source_path);
@@ -171,7 +181,8 @@ async fn a_failed_scan_leaves_the_previous_rows_intact() {
         .scan(root, None, |p| if p.index == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("cancelled"));
+    let said = shown(&err.to_string(), &[(root, "[root]")]);
+    insta::assert_snapshot!("cancelled_scan", said.as_str().unwrap());
     assert!(l.detail("a", "m_x").await.is_ok());
     let r = scan(&l, root).await;
     assert_eq!(r.total_runs, 3);
@@ -193,17 +204,16 @@ async fn refusals_are_noted_with_what_to_do() {
     let l = ledger().await;
     // The size check comes before any read: the note below says so, with no clock.
     let r = scan(&l, root).await;
-    let notes: Vec<String> = r.projects[0].notes.iter().map(|n| format!("{}: {}", n.path, n.note)).collect();
-    let has = |p: &str, s: &str| notes.iter().any(|n| n.starts_with(p) && n.contains(s));
-    assert!(has("results/huge.json", "50.0 MB is over the 20 MB limit"), "{notes:#?}");
-    assert!(has("results/broken.json", "not valid JSON"), "{notes:#?}");
-    assert!(has("results/strings.json", "no numeric result"), "{notes:#?}");
-    assert!(has("results/table.csv", "add a column called one of config_name, config, name, run"), "{notes:#?}");
+    // The whole report; its notes say: results/huge.json, 50.0 MB is over the 20 MB limit;
+    // results/broken.json, not valid JSON; results/strings.json, no numeric result;
+    // results/table.csv, add a column called one of config_name, config, name, run.
+    insta::assert_json_snapshot!("refusals_scan", shown(&r, &[(root, "[root]")]));
     let names: Vec<String> = l.list(Some("p"), None, 50).await.unwrap().runs.into_iter().map(|r| r.name).collect();
     assert_eq!(names, ["labelled/b1", "ok_a"], "b2's only metric was infinite");
     let ok = l.detail("p", "ok_a").await.unwrap();
     assert_eq!(ok.metrics.len(), 1);
-    assert!(ok.caveats.iter().any(|c| c.contains("`wer` was NaN and was dropped")), "{:?}", ok.caveats);
+    // Its caveat says `wer` was NaN and was dropped.
+    insta::assert_json_snapshot!("refusals_nan_caveats", shown(&ok.caveats, &[(root, "[root]")]));
     let b1 = l.detail("p", "labelled/b1").await.unwrap();
     assert_eq!(b1.config, Some(serde_json::json!({"seed": 3.0})));
 }
@@ -221,24 +231,28 @@ async fn a_scan_that_finds_nothing_says_where_the_files_are() {
     let r = scan(&l, root).await;
     assert_eq!(r.total_runs, 1, "the planned config is a spec: {r:#?}");
     assert_eq!(r.projects[0].project, "plans");
-    let diag = |p: &str| r.empty.iter().find(|e| e.project == p).unwrap().diagnostic.clone();
-    assert!(diag("notes").contains("none in a format the ledger reads (found .md)"), "{}", diag("notes"));
-    assert!(
-        diag("loose").contains("none under a results directory (they are in the project's top level)"),
-        "{}",
-        diag("loose")
-    );
-    assert!(diag("deep").contains("they are in analysis/out/"), "{}", diag("deep"));
-    assert!(diag("void").contains("empty"), "{}", diag("void"));
+    let projects: Vec<&str> = r.empty.iter().map(|e| e.project.as_str()).collect();
+    assert_eq!(projects, ["deep", "loose", "notes", "void"]);
+    // The diagnostics: notes, none in a format the ledger reads (found .md); loose, none
+    // under a results directory (they are in the project's top level); deep, they are in
+    // analysis/out/; void, empty.
+    insta::assert_json_snapshot!("nothing_found_scan", shown(&r, &[(root, "[root]")]));
 
     let empty = tempfile::tempdir().unwrap();
     let r = scan(&l, empty.path()).await;
     assert!(r.found_nothing());
-    assert!(r.message.contains("found no runs") && r.message.contains("projects are subdirectories"), "{}", r.message);
+    let mut said = vec![json!({"scan": "an empty root", "message": r.message})];
     let e = l.scan(&empty.path().join("nope"), None, |_| ControlFlow::Continue(())).await.unwrap_err();
-    assert!(e.to_string().contains("no such directory"), "{e}");
+    said.push(json!({"scan": "a missing root", "error": e.to_string()}));
     let e = l.scan(root, Some("missing"), |_| ControlFlow::Continue(())).await.unwrap_err();
-    assert!(e.to_string().contains("deep, loose, notes, plans, void"), "{e}");
+    said.push(json!({"scan": "project 'missing'", "error": e.to_string()}));
+    // The empty root's message says it found no runs and that projects are
+    // subdirectories; the missing root, no such directory; the missing project lists
+    // deep, loose, notes, plans, void.
+    insta::assert_json_snapshot!(
+        "nothing_found_messages",
+        shown(&said, &[(root, "[root]"), (empty.path(), "[empty]")])
+    );
 }
 
 #[tokio::test]
@@ -266,10 +280,13 @@ async fn list_detail_and_run_lookup() {
     assert_eq!(all.families[0].family, "kdalpha");
     let fams = l.families(Some("summarizer-prompts")).await.unwrap();
     assert_eq!((fams[0].family.as_str(), fams[0].n), ("prompt", 3));
-    let e = l.detail("asr-distill", "kdalpha_100").await.unwrap_err().to_string();
-    assert!(e.contains("close matches: kdalpha_0, kdalpha_25"), "{e}");
-    let e = l.detail("nope", "x").await.unwrap_err().to_string();
-    assert!(e.contains("no project 'nope'"), "{e}");
+    // An unknown run names close matches (kdalpha_0, kdalpha_25); an unknown project,
+    // no project 'nope'.
+    let errors = [
+        l.detail("asr-distill", "kdalpha_100").await.unwrap_err().to_string(),
+        l.detail("nope", "x").await.unwrap_err().to_string(),
+    ];
+    insta::assert_json_snapshot!("detail_errors", errors);
     assert_eq!(l.projects_of_run("kdalpha_50", 6).await.unwrap(), ["asr-distill"]);
     assert!(l.projects_of_run("nope_1", 6).await.unwrap().is_empty());
 }

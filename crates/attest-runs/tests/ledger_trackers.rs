@@ -1,6 +1,8 @@
 //! The tracker readers against fixtures written by the real mlflow and wandb packages
 //! (tests/fixtures/trackers, see specs/fixtures.md). Expected values come from each
-//! fixture's `.expected.json`, which the generator writes.
+//! fixture's `.expected.json`, which the generator writes. Caveats and refusals are
+//! pinned whole in insta snapshots (the fixture directory shown as `[root]`, times as
+//! `[time]`).
 
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -8,7 +10,7 @@ use std::path::{Path, PathBuf};
 use attest_runs::hash;
 use attest_runs::ledger::{Ledger, LedgerOptions};
 use attest_store::Store;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/trackers").canonicalize().unwrap()
@@ -26,6 +28,13 @@ async fn scanned(kind: &str) -> Ledger {
     l
 }
 
+/// `v` as JSON with the fixture directory made `[root]` and times `[time]`.
+fn shown<T: serde::Serialize>(v: &T) -> Value {
+    let text = serde_json::to_string(v).unwrap().replace(&fixtures().display().to_string(), "[root]");
+    let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?").unwrap();
+    serde_json::from_str(&time.replace_all(&text, "[time]")).unwrap()
+}
+
 fn value_of(m: &Value) -> (f64, Option<i64>) {
     match m {
         Value::Object(o) => (o["value"].as_f64().unwrap(), o.get("step").and_then(Value::as_i64)),
@@ -36,6 +45,7 @@ fn value_of(m: &Value) -> (f64, Option<i64>) {
 async fn check_runs(l: &Ledger, kind: &str, adapter: &str) {
     let exp = expected(kind);
     let project = exp["project"].as_str().unwrap();
+    let mut caveats = Vec::new();
     for run in exp["runs"].as_array().unwrap() {
         let name = run["name"].as_str().unwrap();
         let d = l.detail(project, name).await.unwrap_or_else(|e| panic!("{kind}: {name}: {e}"));
@@ -63,11 +73,8 @@ async fn check_runs(l: &Ledger, kind: &str, adapter: &str) {
                 d.caveats
             );
         }
-        assert!(
-            d.caveats.iter().any(|c| c.contains(if adapter == "mlflow" { "MLflow" } else { "W&B" })),
-            "{:?}",
-            d.caveats
-        );
+        // Each run's caveats, whole in the snapshot, name its tracker (MLflow or W&B).
+        caveats.push(json!({"run": name, "caveats": d.caveats}));
         assert_eq!(hash::evidence(&d.source_path).await, d.source_hash, "{name}: evidence re-hashes");
         assert!(d.source_hash.is_some());
     }
@@ -75,6 +82,7 @@ async fn check_runs(l: &Ledger, kind: &str, adapter: &str) {
         let name = skipped["would_be_name"].as_str().unwrap();
         assert!(l.detail(project, name).await.is_err(), "{name} must be skipped");
     }
+    insta::assert_json_snapshot!(format!("{kind}_run_caveats"), shown(&caveats));
 }
 
 #[tokio::test]
@@ -117,11 +125,9 @@ async fn compare_dropout(l: &Ledger, kind: &str) {
     let want: Vec<String> =
         exp["compare"]["order"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
     assert_eq!(order, want);
-    let t = c.caveats.join("\n");
-    assert!(t.contains("too close to call"), "{t}");
-    assert!(t.contains("single run"), "{t}");
-    assert!(t.contains("latest logged value"), "{t}");
-    assert!(t.contains("status is FAILED"), "{t}");
+    // The caveats, whole: too close to call, single run, the latest logged value, and a
+    // run whose status is FAILED.
+    insta::assert_json_snapshot!(format!("{kind}_dropout_caveats"), shown(&c.caveats));
 }
 
 #[tokio::test]
@@ -150,7 +156,9 @@ async fn wandb_offline_runs() {
     let got: Vec<&str> = c.arms.iter().filter(|a| a.value.is_some()).map(|a| a.name.as_str()).collect();
     assert_eq!(got, want);
     assert_eq!(c.without_metric.len(), 1, "the NaN run has no val_ppl");
-    assert!(c.caveats.iter().any(|x| x.contains("`val_ppl` was NaN")), "{:?}", c.caveats);
     let e = l.compare("train_tiny_lm", Some("tokens_seen"), None).await.unwrap_err().to_string();
-    assert!(e.contains("no declared direction"), "{e}");
+    // The val_ppl caveats say `val_ppl` was NaN for one run; tokens_seen has no declared
+    // direction.
+    let said = json!({"val_ppl caveats": c.caveats, "tokens_seen refusal": e});
+    insta::assert_json_snapshot!("wandb_val_ppl", shown(&said));
 }
