@@ -105,7 +105,7 @@ pub fn locate(url: &str, allow_local: bool) -> Result<Location, FetchError> {
             },
             // A one-letter "scheme" is a Windows drive letter.
             s if s.len() == 1 => local(PathBuf::from(trimmed)),
-            s => Err(FetchError::Unsupported { url: url.into(), scheme: format!("{s}:") }),
+            s => Err(FetchError::Unsupported { url: url.into(), scheme: s.to_string() }),
         },
         Err(_) => local(PathBuf::from(trimmed)),
     }

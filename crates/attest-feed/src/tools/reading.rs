@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use attest_core::text::clip;
+use attest_core::text::{clip, plural};
 use attest_core::{Answer, Outcome, Stop};
 
 use super::{
@@ -265,11 +265,11 @@ pub(super) async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
     refs.truncate(MAX_LIMIT as usize);
     let heads: Vec<String> = out.iter().map(|g| format!("{} ({})", g.topic, g.count)).collect();
     let line = format!(
-        "'{}' since {}: {} unrated items in {} topics, best topic first: {}{}",
+        "'{}' since {}: {} in {}, best topic first: {}{}",
         reader.name,
         &since[..10],
-        ranking.candidates,
-        out.len() + more_groups,
+        plural(ranking.candidates, "unrated item", "unrated items"),
+        plural(out.len() + more_groups, "topic", "topics"),
         heads.join(", "),
         more_line(more_groups, "topics", &format!("raise limit up to {MAX_LIMIT}"))
     );
