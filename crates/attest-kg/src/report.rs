@@ -48,7 +48,11 @@ pub fn text(graph: &Graph, min_size: usize) -> String {
         let _ = writeln!(out, "   {}", row.members.join(", "));
     }
     if c.dropped > 0 {
-        let _ = writeln!(out, "({} smaller cluster(s) not shown)", c.dropped);
+        let _ = writeln!(
+            out,
+            "({} not shown)",
+            attest_core::text::plural(c.dropped, "smaller cluster", "smaller clusters")
+        );
     }
     out
 }
