@@ -98,10 +98,10 @@ pub fn evaluate(corpus: &Corpus, interests: &str, clicks: &[Click]) -> Result<Ev
     let folds = minority.min(MAX_FOLDS);
     if human.len() < MIN_EVAL_CLICKS || folds < 2 {
         let reason = format!(
-            "not enough human ratings to measure ranking: {} rated item(s), {} useful and {} not; \
+            "not enough human ratings to measure ranking: {}, {} useful and {} not; \
              evaluation needs {MIN_EVAL_CLICKS}+ ui/agent ratings with at least 2 of each verdict \
              (bootstrap, simulated and implicit labels are never used)",
-            human.len(),
+            attest_core::text::plural(human.len(), "rated item", "rated items"),
             n_useful,
             human.len() - n_useful
         );

@@ -27,14 +27,13 @@ async fn archive() -> (FeedStore, Vec<i64>) {
 async fn unknown_reader_and_thin_history_are_refused() {
     let (s, ids) = archive().await;
     s.create_reader("chem", "asymmetric catalysis").await.unwrap();
-    let e = evaluate_reader(&s, "nobody").await.unwrap_err();
-    assert!(e.contains("unknown reader 'nobody'") && e.contains("chem"), "{e}");
+    let unknown = evaluate_reader(&s, "nobody").await.unwrap_err();
     let r = s.reader("chem").await.unwrap().unwrap();
     for &id in &ids[..4] {
         s.record_click(r.id, id, true, ClickSource::Ui).await.unwrap();
     }
-    let e = evaluate_reader(&s, "CHEM").await.unwrap_err();
-    assert!(e.contains("4 rated item(s)"), "{e}");
+    let thin = evaluate_reader(&s, "CHEM").await.unwrap_err();
+    insta::assert_snapshot!("refusals", format!("{unknown}\n{thin}"));
 }
 
 #[tokio::test]
@@ -52,6 +51,6 @@ async fn human_ratings_are_evaluated_and_generated_ones_left_out() {
     assert_eq!(e.excluded.get("simulated"), Some(&4));
     assert!(e.auc > 0.9 && e.interests_auc > 0.9, "{e:?}");
     let lines = report_lines("chem", &e);
-    assert!(lines[0].starts_with("chem: AUC "), "{lines:?}");
     assert!(lines.iter().any(|l| l == "left out: 4 simulated"), "{lines:?}");
+    insta::assert_snapshot!("report", lines.join("\n"));
 }
