@@ -1,8 +1,10 @@
 //! `cite.check` on the provenance surface: listed after `runs.tools`, and it flags a
 //! `cite=` key no source has, with file:line.
 
+use std::path::Path;
+
 use attest_testkit::Session;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn cite_check_is_listed_and_flags_an_unknown_key() {
@@ -34,12 +36,62 @@ async fn cite_check_is_listed_and_flags_an_unknown_key() {
     assert_eq!(out["data"]["n_uncited"], 1, "{out:#}");
     assert_eq!(out["data"]["uncited"][0]["key"], "nobody1999");
     assert_eq!(out["refs"][0]["id"], "draft.md:2");
+    insta::assert_json_snapshot!("cite_check", redacted(&out, &[(root.path(), "[root]"), (db.path(), "[db]")]));
     s.refused("cite.check", json!({"path": "/etc"})).await;
     // The claims check lints the same keys against the same sources: `uncited` is a
     // verdict of its own, beside each claim's numeric one.
     let claims = s.call("runs.claims_check", json!({"path": "draft.md", "verdict": "uncited"})).await.0;
     assert_eq!(claims["data"]["counts"]["uncited"], 1, "{claims:#}");
     assert_eq!(claims["data"]["rows"][0]["cite"], "nobody1999", "{claims:#}");
-    assert!(claims["data"]["rows"][0]["message"].as_str().unwrap_or("").contains("refs.bib"), "{claims:#}");
+    insta::assert_json_snapshot!(
+        "claims_check_uncited",
+        redacted(&claims, &[(root.path(), "[root]"), (db.path(), "[db]")])
+    );
     s.close().await;
+}
+
+/// The whole answer as a reviewer should see it: the structured content with each
+/// given directory replaced by its placeholder and timestamps by `[time]`.
+fn redacted(v: &Value, dirs: &[(&Path, &str)]) -> Value {
+    let mut s = v.to_string();
+    for (dir, name) in dirs {
+        s = s.replace(&dir.display().to_string(), name);
+    }
+    serde_json::from_str(&redact_times(&s)).unwrap()
+}
+
+/// Replaces each `YYYY-MM-DDTHH:MM:SS` (or with a space for `T`), with optional
+/// fraction and zone, by `[time]`.
+fn redact_times(s: &str) -> String {
+    let b = s.as_bytes();
+    let shape = b"dddd-dd-ddTdd:dd:dd";
+    let (mut out, mut i, mut last) = (String::new(), 0, 0);
+    while i + shape.len() <= b.len() {
+        let matches = shape.iter().enumerate().all(|(k, &c)| match c {
+            b'd' => b[i + k].is_ascii_digit(),
+            b'T' => b[i + k] == b'T' || b[i + k] == b' ',
+            _ => b[i + k] == c,
+        });
+        if !matches {
+            i += 1;
+            continue;
+        }
+        let mut j = i + shape.len();
+        if b.get(j) == Some(&b'.') {
+            j += 1;
+            while b.get(j).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+            }
+        }
+        if b.get(j) == Some(&b'Z') {
+            j += 1;
+        } else if matches!(b.get(j), Some(b'+' | b'-')) && b.get(j + 3) == Some(&b':') {
+            j += 6;
+        }
+        out.push_str(&s[last..i]);
+        out.push_str("[time]");
+        (i, last) = (j, j);
+    }
+    out.push_str(&s[last..]);
+    out
 }

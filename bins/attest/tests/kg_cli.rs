@@ -26,6 +26,62 @@ fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
+/// The whole output as a user sees it, with the machine-specific parts replaced: the
+/// temporary directory becomes `[root]`, the repository `[repo]`, each given URL (its
+/// port differs per run) `[url]`, and durations `[duration]`, and OS error numbers `[n]`.
+fn shown(o: &Output, dir: &Path, urls: &[&str]) -> String {
+    let mut s = text(o).replace(&dir.display().to_string(), "[root]").replace(&repo().display().to_string(), "[repo]");
+    for url in urls {
+        s = s.replace(url, "[url]");
+    }
+    redact_durations(&redact_os_error(&s))
+}
+
+/// `(os error 111)` → `(os error [n])`: the number differs between systems.
+fn redact_os_error(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(at) = rest.find("(os error ") {
+        let end = at + "(os error ".len();
+        out.push_str(&rest[..end]);
+        rest = rest[end..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push_str("[n]");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Replaces each number followed by a time unit (`0.42s`, `12ms`, `3 s`) with
+/// `[duration]`.
+fn redact_durations(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        let before = &rest[..start];
+        let boundary = before.chars().last().is_none_or(|c| !c.is_alphanumeric() && c != '.' && c != '_');
+        let digits = rest[start..].find(|c: char| !c.is_ascii_digit() && c != '.').map_or(rest.len(), |n| start + n);
+        let after = &rest[digits..];
+        let unit = ["ms", "µs", "s"].into_iter().find(|u| {
+            let a = after.strip_prefix(' ').unwrap_or(after);
+            a.starts_with(u) && !a[u.len()..].starts_with(|c: char| c.is_alphanumeric())
+        });
+        out.push_str(before);
+        match unit {
+            Some(u) if boundary => {
+                let skip = if after.starts_with(' ') { 1 } else { 0 } + u.len();
+                out.push_str("[duration]");
+                rest = &after[skip..];
+            }
+            _ => {
+                out.push_str(&rest[start..digits]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A database holding the planted archive, ingested through `attest ingest` from a
 /// feeds file naming the local fixture.
 fn ingested(dir: &Path) -> PathBuf {
@@ -36,7 +92,7 @@ fn ingested(dir: &Path) -> PathBuf {
         .unwrap();
     let o = attest(&["ingest", "--feeds", feeds.to_str().unwrap()], &db, &[]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("9 added"), "{}", text(&o));
+    insta::assert_snapshot!("ingest_planted", shown(&o, dir, &[]));
     db
 }
 
@@ -68,7 +124,7 @@ fn ingest_tags_new_items_and_kg_report_draws_the_graph() {
     let svg = dir.path().join("graph.svg");
     let o = attest(&["kg-report", "--svg", svg.to_str().unwrap()], &db, &[]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("picture of the largest component"), "{}", text(&o));
+    insta::assert_snapshot!("kg_report", shown(&o, dir.path(), &[]));
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert!(picture.starts_with("<svg") || picture.starts_with("<?xml"), "{}", &picture[..80.min(picture.len())]);
     assert!(picture.contains("tool-use"), "the bridge is labelled or titled");
@@ -76,7 +132,7 @@ fn ingest_tags_new_items_and_kg_report_draws_the_graph() {
     // Ingest already tagged everything, so `attest tag` has nothing left to do.
     let o = attest(&["tag"], &db, &[]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("nothing to do"), "{}", text(&o));
+    insta::assert_snapshot!("tag_nothing_to_do", shown(&o, dir.path(), &[]));
 }
 
 #[test]
@@ -95,10 +151,10 @@ fn the_chat_tagger_is_off_unless_configured() {
     let db = ingested(dir.path());
     let o = attest(&["tag", "--chat"], &db, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("LLM_BASE_URL"), "{}", text(&o));
+    insta::assert_snapshot!("chat_without_base_url", shown(&o, dir.path(), &[]));
     let o = attest(&["tag", "--chat"], &db, &[("LLM_BASE_URL", "http://127.0.0.1:9/v1")]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("LLM_MODEL"), "{}", text(&o));
+    insta::assert_snapshot!("chat_without_model", shown(&o, dir.path(), &[]));
     assert!(tags_by_origin(&db, "chat").is_empty());
 }
 
@@ -106,11 +162,12 @@ fn the_chat_tagger_is_off_unless_configured() {
 fn an_unreachable_chat_model_stops_the_run_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = ingested(dir.path());
-    let url = format!("{}/v1", http::closed_port_url());
+    let base = http::closed_port_url();
+    let url = format!("{base}/v1");
     let before = tags_by_origin(&db, "keyphrase");
     let o = attest(&["tag", "--chat"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "m")]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("chat model unreachable"), "{}", text(&o));
+    insta::assert_snapshot!("chat_model_unreachable", shown(&o, dir.path(), &[&url, &base]));
     assert_eq!(tags_by_origin(&db, "keyphrase"), before);
     assert!(tags_by_origin(&db, "chat").is_empty());
 }
@@ -141,9 +198,7 @@ fn chat_tags_replace_keyphrases_and_bad_replies_keep_them() {
     let (url, server) = chat_server(replies);
     let o = attest(&["tag", "--chat", "--limit", "3"], &db, &[("LLM_BASE_URL", &url), ("LLM_MODEL", "stand-in")]);
     assert!(o.status.success(), "{}", text(&o));
-    let out = text(&o);
-    assert!(out.contains("tagged 2 of 3 items with stand-in at"), "{out}");
-    assert!(out.contains("keeps its keyphrases"), "{out}");
+    insta::assert_snapshot!("chat_tags_two_of_three", shown(&o, dir.path(), &[&url]));
     let chat = tags_by_origin(&db, "chat");
     let tags: std::collections::BTreeSet<&str> = chat.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(
