@@ -13,7 +13,7 @@ use serde_json::Value;
 const MAX_COL: usize = 48;
 
 /// Columns a person reads whole or opens: never clipped.
-const WHOLE: &[&str] = &["message", "problem", "reason", "source_path", "path", "file", "caveat", "url"];
+const WHOLE: &[&str] = &["message", "problem", "reason", "diagnostic", "source_path", "path", "file", "caveat", "url"];
 
 fn scalar(v: &Value) -> Option<String> {
     match v {
@@ -29,7 +29,7 @@ fn scalar(v: &Value) -> Option<String> {
 }
 
 /// Lists that are an answer's substance, shown before any other list.
-const MAIN_LISTS: &[&str] = &["rows", "arms", "runs", "items", "claims", "hits", "families", "references"];
+const MAIN_LISTS: &[&str] = &["rows", "arms", "runs", "items", "claims", "hits", "families", "projects", "references"];
 
 /// Verdicts a person must see first, in that order; others follow.
 const VERDICT_ORDER: &[&str] =

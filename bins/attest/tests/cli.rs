@@ -20,6 +20,16 @@ fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
+/// A command's whole output as a person sees it, with this machine's paths replaced:
+/// the repository by `[repo]`, temporary directories by `[tmp]`.
+fn seen(args: &[&str], o: &Output) -> String {
+    let repo_dir = repo().display().to_string();
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").display().to_string();
+    let t = text(o).replace(&manifest, "[repo]").replace(&repo_dir, "[repo]");
+    let tmp = regex::Regex::new(r"/[\w./-]*?\.tmp[\w]+").unwrap();
+    format!("$ attest {}  (exit {})\n{}", args.join(" "), o.status.code().unwrap_or(-1), tmp.replace_all(&t, "[tmp]"))
+}
+
 #[test]
 fn route_prints_one_json_decision() {
     let tmp = tempfile::tempdir().unwrap();
@@ -143,21 +153,21 @@ fn scan_compare_and_claims_gate() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("a.db");
     let ws = repo().join("examples/workspace");
-    let o = attest(&["runs", "scan"], &db, Some(&ws));
-    assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains("12 run"), "{}", text(&o));
-    let o = attest(&["runs", "compare", "kdalpha"], &db, Some(&ws));
-    assert!(o.status.success(), "{}", text(&o));
-    let t = text(&o);
-    assert!(t.contains("kdalpha_75") && t.contains("caveat"), "{t}");
-    let o = attest(&["runs", "compare", "prompt"], &db, Some(&ws));
-    assert_eq!(o.status.code(), Some(1), "an undeclared direction is refused: {}", text(&o));
-    // The draft has a contradicted claim and malformed ones: exit 1, to gate a commit.
-    let o = attest(&["claims", "paper/draft.md"], &db, Some(&ws));
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("contradicted"), "{}", text(&o));
-    let o = attest(&["claims", "paper/draft.md", "--coverage"], &db, Some(&ws));
-    assert!(o.status.success(), "{}", text(&o));
+    let mut session = Vec::new();
+    // (command, exit code): an undeclared direction is refused (1); the draft has a
+    // contradicted claim and malformed ones, so the check exits 1 to gate a commit.
+    for (args, code) in [
+        (&["runs", "scan"][..], 0),
+        (&["runs", "compare", "kdalpha"][..], 0),
+        (&["runs", "compare", "prompt"][..], 1),
+        (&["claims", "paper/draft.md"][..], 1),
+        (&["claims", "paper/draft.md", "--coverage"][..], 0),
+    ] {
+        let o = attest(args, &db, Some(&ws));
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", text(&o));
+        session.push(seen(args, &o));
+    }
+    insta::assert_snapshot!("scan_compare_claims", session.join("\n"));
 }
 
 #[test]
@@ -188,9 +198,7 @@ fn demo_runs_on_embedded_defaults() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o));
-    let t = text(&o);
-    assert!(t.contains("kdalpha_75"), "{t}");
-    assert!(t.contains("Caveat"), "{t}");
+    insta::assert_snapshot!("demo", seen(&["demo"], &o));
 }
 
 /// The README's `attest sym` lines, through the real binary: answer text and exit code
@@ -199,18 +207,23 @@ fn demo_runs_on_embedded_defaults() {
 fn sym_commands_from_the_readme() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("a.db");
-    for (args, code, expect) in [
-        (&["sym", "verify", "(a+b)^2", "a^2 + 2ab + b^2"][..], 0, "proved: (a + b)^2 = a^2 + 2*a*b + b^2"),
-        (&["sym", "verify", "sqrt(x^2) = x"][..], 1, "refuted at x = -1: left 1, right -1"),
-        (&["sym", "verify", "(-8)^(1/3) = -2"][..], 0, "real root"),
-        (&["sym", "simplify", "(x^3 - x)/(x + 1)"][..], 0, "x^2 - x = x*(x - 1), except at x = -1"),
-        (&["sym", "solve", "x^2 - 5x + 6 = 0"][..], 0, "x = 2"),
-        (&["sym", "units", "60 mph in km/h"][..], 0, "96.56064"),
-        (&["sym", "simplify", "x + * 2"][..], 1, "could not read"),
+    let mut session = Vec::new();
+    for (args, code) in [
+        (&["sym", "verify", "(a+b)^2", "a^2 + 2ab + b^2"][..], 0),
+        (&["sym", "verify", "sqrt(x^2) = x"][..], 1),
+        (&["sym", "verify", "(-8)^(1/3) = -2"][..], 0),
+        (&["sym", "simplify", "(x^3 - x)/(x + 1)"][..], 0),
+        (&["sym", "solve", "x^2 - 5x + 6 = 0"][..], 0),
+        (&["sym", "units", "60 mph in km/h"][..], 0),
+        (&["sym", "limit", "1/x", "--to", "0"][..], 0),
+        (&["sym", "series", "cos(x)", "--order", "6"][..], 0),
+        (&["sym", "sum", "k^3", "--to", "n"][..], 0),
+        (&["sym", "matrix", "[[2, 1], [1, 1]]", "--op", "inverse"][..], 0),
+        (&["sym", "simplify", "x + * 2"][..], 1),
     ] {
         let o = attest(args, &db, None);
-        let out = text(&o);
-        assert_eq!(o.status.code(), Some(code), "{args:?}: {out}");
-        assert!(out.contains(expect), "{args:?}: {out}");
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", text(&o));
+        session.push(seen(args, &o));
     }
+    insta::assert_snapshot!("sym_commands", session.join("\n"));
 }
