@@ -394,47 +394,7 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
 /// The whole answer as a reviewer should see it: the structured content with each
 /// given text (a loopback address) replaced by its placeholder and timestamps by `[time]`.
 fn redacted(v: &Value, texts: &[(&str, &str)]) -> Value {
-    let mut s = v.to_string();
-    for (text, name) in texts {
-        s = s.replace(text, name);
-    }
-    serde_json::from_str(&redact_times(&s)).unwrap()
-}
-
-/// Replaces each `YYYY-MM-DDTHH:MM:SS` (or with a space for `T`), with optional
-/// fraction and zone, by `[time]`.
-fn redact_times(s: &str) -> String {
-    let b = s.as_bytes();
-    let shape = b"dddd-dd-ddTdd:dd:dd";
-    let (mut out, mut i, mut last) = (String::new(), 0, 0);
-    while i + shape.len() <= b.len() {
-        let matches = shape.iter().enumerate().all(|(k, &c)| match c {
-            b'd' => b[i + k].is_ascii_digit(),
-            b'T' => b[i + k] == b'T' || b[i + k] == b' ',
-            _ => b[i + k] == c,
-        });
-        if !matches {
-            i += 1;
-            continue;
-        }
-        let mut j = i + shape.len();
-        if b.get(j) == Some(&b'.') {
-            j += 1;
-            while b.get(j).is_some_and(u8::is_ascii_digit) {
-                j += 1;
-            }
-        }
-        if b.get(j) == Some(&b'Z') {
-            j += 1;
-        } else if matches!(b.get(j), Some(b'+' | b'-')) && b.get(j + 3) == Some(&b':') {
-            j += 6;
-        }
-        out.push_str(&s[last..i]);
-        out.push_str("[time]");
-        (i, last) = (j, j);
-    }
-    out.push_str(&s[last..]);
-    out
+    attest_testkit::redact_json(v, texts)
 }
 
 fn clip(s: &str) -> String {

@@ -64,47 +64,9 @@ async fn start(db: &Path, root: Option<&Path>, env: &[(&str, &str)]) -> Session 
 /// The whole answer as a reviewer should see it: the structured content with each
 /// given directory replaced by its placeholder and timestamps by `[time]`.
 fn redacted(v: &Value, dirs: &[(&Path, &str)]) -> Value {
-    let mut s = v.to_string();
-    for (dir, name) in dirs {
-        s = s.replace(&dir.display().to_string(), name);
-    }
-    serde_json::from_str(&redact_times(&s)).unwrap()
-}
-
-/// Replaces each `YYYY-MM-DDTHH:MM:SS` (or with a space for `T`), with optional
-/// fraction and zone, by `[time]`.
-fn redact_times(s: &str) -> String {
-    let b = s.as_bytes();
-    let shape = b"dddd-dd-ddTdd:dd:dd";
-    let (mut out, mut i, mut last) = (String::new(), 0, 0);
-    while i + shape.len() <= b.len() {
-        let matches = shape.iter().enumerate().all(|(k, &c)| match c {
-            b'd' => b[i + k].is_ascii_digit(),
-            b'T' => b[i + k] == b'T' || b[i + k] == b' ',
-            _ => b[i + k] == c,
-        });
-        if !matches {
-            i += 1;
-            continue;
-        }
-        let mut j = i + shape.len();
-        if b.get(j) == Some(&b'.') {
-            j += 1;
-            while b.get(j).is_some_and(u8::is_ascii_digit) {
-                j += 1;
-            }
-        }
-        if b.get(j) == Some(&b'Z') {
-            j += 1;
-        } else if matches!(b.get(j), Some(b'+' | b'-')) && b.get(j + 3) == Some(&b':') {
-            j += 6;
-        }
-        out.push_str(&s[last..i]);
-        out.push_str("[time]");
-        (i, last) = (j, j);
-    }
-    out.push_str(&s[last..]);
-    out
+    let dirs: Vec<(String, &str)> = dirs.iter().map(|(d, n)| (d.display().to_string(), *n)).collect();
+    let pairs: Vec<(&str, &str)> = dirs.iter().map(|(d, n)| (d.as_str(), *n)).collect();
+    attest_testkit::redact_json(v, &pairs)
 }
 
 const ALL_TOOLS: &[&str] = &[

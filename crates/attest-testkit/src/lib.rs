@@ -200,3 +200,23 @@ pub fn standard_formats_only(tool: &Tool) {
     }
     assert!(bad.is_empty(), "{} uses non-standard schema formats: {bad:?}", tool.name);
 }
+
+/// Text as a reviewer should see it in a snapshot: each `(text, placeholder)` replaced
+/// (a temporary directory by `[root]`, a loopback address by `[url]`), then every
+/// timestamp (`YYYY-MM-DDTHH:MM:SS` or with a space for `T`, optional fraction and
+/// zone) by `[time]`.
+pub fn redact(text: &str, replace: &[(&str, &str)]) -> String {
+    static TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?").expect("time pattern")
+    });
+    let mut s = text.to_string();
+    for (from, to) in replace {
+        s = s.replace(from, to);
+    }
+    TIME.replace_all(&s, "[time]").into_owned()
+}
+
+/// [`redact`] over a JSON value (an answer), still JSON.
+pub fn redact_json(v: &Value, replace: &[(&str, &str)]) -> Value {
+    serde_json::from_str(&redact(&v.to_string(), replace)).expect("redaction keeps JSON valid")
+}
