@@ -128,7 +128,8 @@ def main():
 
 # ---------------------------------------------------------------------------------
 # --ops: the operation table (limits, series, sums, matrices, systems, integration by
-# parts) against SymPy's limit / series / summation / Matrix / linsolve / integrate,
+# parts, factoring, matrix identities) against SymPy's limit / series / summation /
+# Matrix / linsolve / nonlinsolve / integrate / factor_list / simplify,
 # each from text. Agreement is checked on the value (SymPy's minus ours simplifies to
 # 0), or on the status for convergence, "does not exist" and unknown.
 
@@ -152,6 +153,41 @@ def sym_text(t):
     t = str(t)
     tr = standard_transformations + (implicit_multiplication_application, convert_xor)
     return parse_expr(t, transformations=tr, local_dict={"e": sympy.E, "pi": sympy.pi, "oo": sympy.oo})
+
+
+def verify_text(lhs, rhs):
+    """SymPy's verdict on lhs = rhs: simplify(lhs - rhs) == 0, with literal matrices
+    (`[[…]]`, `det`, `inverse`, `^T`, `I`) built as SymPy matrices."""
+    import re
+    if "[[" in lhs + rhs:
+        n = len(json.loads(re.findall(r"\[\[.*?\]\]", lhs + rhs)[0].replace(" ", "")))
+
+        def build_m(t):
+            t = re.sub(r"(\[\[.*?\]\])", r"Matrix(\1)", t)
+            t = t.replace("^T", ".T").replace("^", "**")
+            t = re.sub(r"\bI\b", f"eye({n})", t)
+            t = re.sub(r"(\)|\.T)\s+(?=[A-Za-z(])", r"\1*", t)
+            t = re.sub(r"(\d)\s+(?=[A-Za-z(])", r"\1*", t)
+            ns = {"Matrix": sympy.Matrix, "eye": sympy.eye, "det": lambda m: m.det(),
+                  "inverse": lambda m: m.inv(), "trace": lambda m: m.trace()}
+            return eval(t, {"__builtins__": {}}, ns)  # our own table's text, not user input
+        d = build_m(lhs) - build_m(rhs)
+        zero = d.is_zero_matrix if isinstance(d, sympy.MatrixBase) else sympy.simplify(d) == 0
+        return "proved" if zero else "refuted"
+    d = sympy.simplify(sym_text(lhs) - sym_text(rhs))
+    return "proved" if d == 0 else "not proved (simplify leaves " + str(d)[:40] + ")"
+
+
+def factors_of(e):
+    """Our factored text as SymPy's factor_list shape: (content, [(factor, power)])."""
+    c, fs = sympy.Integer(1), []
+    for f in sympy.Mul.make_args(e):
+        b, k = f.as_base_exp()
+        if b.is_number:
+            c *= f
+        else:
+            fs.append((sympy.expand(b), int(k)))
+    return c, sorted(fs, key=str)
 
 
 def sympy_op(r):
@@ -187,9 +223,15 @@ def sympy_op(r):
             res = {True: "converges", False: "diverges"}.get(c, "unknown")
         else:
             res = s.doit()
+    elif op == "simplify" and r["field"] == "factored":
+        res = sympy.factor_list(sym_text(a["expr"]))
+    elif op == "verify":
+        res = verify_text(a["lhs"], a["rhs"])
     elif op == "matrix":
         import re
-        mats = [sympy.Matrix(json.loads(m.replace(" ", ""))) for m in re.findall(r"\[\[.*?\]\]", a["expr"])]
+        mats = [sympy.Matrix(sym_text(m)) for m in re.findall(r"\[\[.*?\]\]", a["expr"])]
+        if r["field"] == "eigenvectors":
+            return mats[0].eigenvects(), time.perf_counter() - t
         o = a.get("operation", "product" if len(mats) == 2 else "summary")
         m = mats[0] if mats else None
         res = {"determinant": lambda: m.det(), "inverse": lambda: m.inv() if m.det() != 0 else True,
@@ -261,6 +303,27 @@ def main_ops():
             elif r["field"] == "lowest_power":  # a number against SymPy's whole series
                 same = sympy.Poly(sympy.expand(res * sympy.Symbol("x")), sympy.Symbol("x")).degree() >= 0 and \
                     str(ours) == "-1" and res.has(1 / sympy.Symbol("x"))
+            elif r["op"] == "simplify" and r["field"] == "factored":
+                f = sym_text(r["args"]["expr"])
+                theirs = (res[0], sorted(((sympy.expand(b), k) for b, k in res[1]), key=str))
+                mine = factors_of(sym_text(ours)) if ours else (sympy.Integer(1), [(sympy.expand(f), 1)])
+                if not ours and len(theirs[1]) == 1 and theirs[1][0][1] == 1:
+                    same = True  # both leave it whole (up to the content)
+                else:
+                    same = [b for b, _ in mine[1]] == [b for b, _ in theirs[1]] and \
+                        [k for _, k in mine[1]] == [k for _, k in theirs[1]]
+            elif r["field"] == "eigenvectors":
+                same = True
+                for val, _mult, vecs in res:
+                    mine = [sympy.Matrix(sym_text(v.split(": ", 1)[1])) for v in ours
+                            if sympy.simplify(sym_text(v.split(": ", 1)[0]) - val) == 0]
+                    if val.is_real and val.is_rational:
+                        same = same and len(mine) == len(vecs) and \
+                            sympy.Matrix.hstack(*vecs, *mine).rank() == len(vecs)
+            elif r["field"] == "eigenvalues" and isinstance(ours, list):
+                a_vals = sorted(float(sympy.sympify(t)) for t in str(res).split(", ") if t)
+                b_vals = sorted(float(sym_text(t)) for t in ours)
+                same = len(a_vals) == len(b_vals) and all(abs(p - q) < 1e-9 for p, q in zip(a_vals, b_vals))
             elif isinstance(res, str) and res.startswith("not compared"):
                 same = None
             elif isinstance(res, list):  # a non-linear system's solutions
@@ -272,7 +335,7 @@ def main_ops():
                 same = {k: sympy.simplify(v - sym_text(ours[k])) == 0 for k, v in res.items()} == \
                     {k: True for k in res}
             elif isinstance(res, sympy.MatrixBase):
-                same = res == sympy.Matrix(sym_text(ours))
+                same = (res - sympy.Matrix(sym_text(ours))).applyfunc(sympy.simplify).is_zero_matrix
             elif r["op"] == "matrix" and isinstance(res, str) and r["field"] == "result" and "," in res + ours:
                 a_vals = sorted(float(sympy.sympify(t)) for t in res.split(", ") if t)
                 b_vals = sorted(float(sym_text(t)) for t in ours.split(", ") if t)
@@ -284,6 +347,8 @@ def main_ops():
             elif isinstance(res, sympy.Basic) and isinstance(ours, str):
                 o = sym_text(ours.split(" + O(")[0])
                 same = res == o or sympy.simplify(res - o) == 0
+                if not same and not res.free_symbols and not o.free_symbols:
+                    same = abs(complex(sympy.N(res - o, 30))) < 1e-20  # equal values written differently
         except Exception:  # noqa: BLE001
             same = None
         agree += bool(same)

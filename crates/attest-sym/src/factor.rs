@@ -1,8 +1,9 @@
 //! A factored form of a normal form, for `simplify`: the rational content, the
-//! common monomial, and — for a polynomial in one variable with rational
-//! coefficients — a linear factor `(q·x − p)^m` for every rational root `p/q`.
-//! What has no rational root is left as one factor (no factoring into irreducibles
-//! of degree ≥ 2). The result is checked: its normal form must equal the input's.
+//! common monomial, the multivariate content (split off variable by variable), and —
+//! for a polynomial in one variable with rational coefficients — its irreducible
+//! factors over the rationals (linear factors `(q·x − p)^m` for the rational roots,
+//! then factors of degree ≥ 2, see [`crate::upoly`]). The result is checked: its
+//! normal form must equal the input's.
 
 use num_integer::Integer;
 use num_traits::{One, Zero};
@@ -11,13 +12,18 @@ use crate::expr::{Expr, Q};
 use crate::limits::Limits;
 use crate::nf::{Atom, Cx, Nf, normal_form};
 use crate::poly::Poly;
-use crate::solve::rational_roots;
 
 /// The factored form of `nf`, when it has more than one factor; `None` when it is
 /// already a single irreducible piece (or a constant), or the search was out of reach.
 pub fn factored(nf: &Nf, limits: &Limits) -> Option<Expr> {
-    let (nc, mut num) = factor_poly(&nf.num)?;
-    let (dc, mut den) = factor_poly(&nf.den)?;
+    factored_noting(nf, limits, &mut Vec::new())
+}
+
+/// [`factored`], also noting the degrees of factors left whole because they were too
+/// large to search for factors of degree ≥ 2 (they may still split).
+pub fn factored_noting(nf: &Nf, limits: &Limits, unsearched: &mut Vec<usize>) -> Option<Expr> {
+    let (nc, mut num) = factor_poly(&nf.num, limits, unsearched)?;
+    let (dc, mut den) = factor_poly(&nf.den, limits, unsearched)?;
     let content = nc / dc;
     let pieces: u32 = num.iter().chain(&den).map(|(_, m)| m).sum();
     if pieces <= 1 && (content.is_one() || pieces == 0) {
@@ -40,8 +46,11 @@ pub fn factored(nf: &Nf, limits: &Limits) -> Option<Expr> {
 }
 
 /// `p = content · ∏ factor^multiplicity`, each factor with integer coefficients and a
-/// positive leading coefficient.
-fn factor_poly(p: &Poly) -> Option<(Q, Vec<(Expr, u32)>)> {
+/// positive leading coefficient: the common monomial, the multivariate content (the
+/// greatest common divisor of the coefficients in one variable, split off
+/// recursively), and for a polynomial in one variable its irreducible factors over
+/// the rationals ([`crate::upoly::factor`]).
+fn factor_poly(p: &Poly, limits: &Limits, unsearched: &mut Vec<usize>) -> Option<(Q, Vec<(Expr, u32)>)> {
     if p.is_zero() {
         return None;
     }
@@ -51,35 +60,70 @@ fn factor_poly(p: &Poly) -> Option<(Q, Vec<(Expr, u32)>)> {
     let m = p.common_monomial(p);
     let rest = p.div_mono(&m);
     let mut factors: Vec<(Expr, u32)> = m.iter().map(|(a, e)| (atom_expr(a), *e)).collect();
-    let content = match univariate(&rest) {
-        Some((x, coeffs)) if coeffs.len() > 2 => {
-            let roots = rational_roots(&coeffs);
-            if roots.too_large {
-                return None;
+    let mut content = Q::one();
+    let mut budget = crate::poly::Budget::new(*limits);
+    for piece in split_content(&rest, &mut budget, 0) {
+        match univariate(&piece) {
+            Some((x, coeffs)) if coeffs.len() > 2 => {
+                let f = crate::upoly::factor(&coeffs);
+                unsearched.extend(&f.unsearched);
+                content *= f.content;
+                for (c, mult) in f.factors {
+                    factors.push((poly_expr(poly_in(&x, &c)), mult));
+                }
             }
-            let mut lead = coeffs.last().expect("degree ≥ 2").clone();
-            for (r, mult) in roots.found {
-                // x − p/q = (q·x − p)/q
-                let (pn, qd) = (Q::from_integer(r.numer()), Q::from_integer(r.denom()));
-                let f = Poly::atom(x.clone()).scale(&qd).add(&Poly::constant(-pn));
-                lead /= num_traits::Pow::pow(&qd, mult);
-                factors.push((poly_expr(f), mult));
-            }
-            if roots.rest.len() > 1 {
-                let (c, f) = primitive(&poly_in(&x, &roots.rest));
-                lead = lead / roots.rest.last().expect("non-empty").clone() * c;
-                factors.push((poly_expr(f), 1));
-            }
-            lead
+            _ => match piece.as_const() {
+                Some(c) => content *= c,
+                None => {
+                    let (c, f) = primitive(&piece);
+                    content *= c;
+                    factors.push((poly_expr(f), 1));
+                }
+            },
         }
-        _ if rest.as_const().is_none() => {
-            let (c, f) = primitive(&rest);
-            factors.push((poly_expr(f), 1));
-            c
+    }
+    // The same factor from two pieces is one factor with the multiplicities added.
+    let mut merged: Vec<(Expr, u32)> = Vec::new();
+    for (f, k) in factors {
+        match merged.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, j)) => *j += k,
+            None => merged.push((f, k)),
         }
-        _ => rest.as_const().expect("constant"),
-    };
-    Some((content, factors))
+    }
+    Some((content, merged))
+}
+
+/// `p` as a product of polynomials: the content in each variable in turn (the
+/// greatest common divisor of `p`'s coefficients as a polynomial in it), split off
+/// and split again, so `x^2 y + x^2 z - y^3 - y^2 z` gives `y + z` and `x^2 - y^2`.
+fn split_content(p: &Poly, b: &mut crate::poly::Budget, depth: u32) -> Vec<Poly> {
+    let atoms: Vec<Atom> = p.atoms().into_iter().collect();
+    if atoms.len() < 2 || depth > 16 {
+        return vec![p.clone()];
+    }
+    for a in &atoms {
+        let cs = p.coeffs_in(a);
+        if cs.len() < 2 {
+            continue;
+        }
+        let mut g: Option<Poly> = None;
+        for c in cs.values() {
+            g = Some(match g {
+                None => c.clone(),
+                Some(g) => match g.gcd(c, b) {
+                    Ok(g) => g,
+                    Err(_) => return vec![p.clone()],
+                },
+            });
+        }
+        let Some(g) = g.filter(|g| g.as_const().is_none()) else { continue };
+        if let Ok(Some(q)) = p.div_exact(&g, b) {
+            let mut out = split_content(&g, b, depth + 1);
+            out.extend(split_content(&q, b, depth + 1));
+            return out;
+        }
+    }
+    vec![p.clone()]
 }
 
 /// `p = c · q` with `q` having integer coefficients, no common integer factor and a
@@ -95,7 +139,13 @@ fn primitive(p: &Poly) -> (Q, Poly) {
     if p.lead_negative() {
         c = -c;
     }
-    (c.clone(), p.scale(&c.recip()))
+    let f = p.scale(&c.recip());
+    // Shown with a leading minus sign (the printed order is not the leading term's
+    // for several variables): take the sign into the content instead.
+    if poly_expr(f.clone()).to_string().starts_with('-') {
+        return (-c, f.neg());
+    }
+    (c, f)
 }
 
 /// The one plain variable of `p` and its coefficients (low → high), when `p` is a
@@ -145,6 +195,10 @@ mod tests {
             ("2x^2 - 8", "2*(x - 2)*(x + 2)"),
             ("4x^2 - 1", "(2*x - 1)*(2*x + 1)"),
             ("x^3 - 2x^2 + x - 2", "(x - 2)*(x^2 + 1)"),
+            ("x^4 + 4", "(x^2 - 2*x + 2)*(x^2 + 2*x + 2)"),
+            ("x^4 - 5x^2 + 6", "(x^2 - 3)*(x^2 - 2)"),
+            ("x^6 - 1", "(x - 1)*(x + 1)*(x^2 - x + 1)*(x^2 + x + 1)"),
+            ("x^4 + 2x^2 + 1", "(x^2 + 1)^2"),
             ("x^2/2 - 1/2", "(x - 1)*(x + 1)/2"),
         ] {
             assert_eq!(f(t).as_deref(), Some(want), "{t}");
@@ -156,6 +210,7 @@ mod tests {
         for (t, want) in [
             ("x^2 y + x y^2", "x*y*(x + y)"),
             ("6a + 9b", "3*(2*a + 3*b)"),
+            ("x^2 y - y^3 + x^2 z - y^2 z", "(y + z)*(x^2 - y^2)"),
             ("(x^2 - 4)/(x^2 + 2x + 1)", "(x - 2)*(x + 2)/(x + 1)^2"),
         ] {
             assert_eq!(f(t).as_deref(), Some(want), "{t}");
@@ -164,7 +219,7 @@ mod tests {
 
     #[test]
     fn nothing_to_factor_is_none() {
-        for t in ["x^2 + 1", "x + 1", "7", "sin(x)", "x"] {
+        for t in ["x^2 + 1", "x + 1", "7", "sin(x)", "x", "x^4 + 1", "x^3 - 2"] {
             assert_eq!(f(t), None, "{t}");
         }
     }

@@ -295,18 +295,6 @@ fn eval_poly(p: &[Q], r: &Q) -> Q {
     p.iter().rev().fold(Q::from_integer(0.into()), |acc, c| &(&acc * r) + c)
 }
 
-/// `p / (x − r)` for a root `r` (synthetic division; the remainder is dropped).
-fn deflate(p: &[Q], r: &Q) -> Vec<Q> {
-    let n = p.len() - 1;
-    let mut out = vec![Q::from_integer(0.into()); n];
-    let mut carry = Q::from_integer(0.into());
-    for i in (0..n).rev() {
-        carry = &p[i + 1] + &(&carry * r);
-        out[i] = carry.clone();
-    }
-    out
-}
-
 /// The rational roots of a polynomial (coefficients from the constant up), by the
 /// rational-root test over small divisors; empty when the coefficients are too large.
 pub(crate) fn rational_roots(p: &[Q]) -> Vec<Q> {
@@ -358,7 +346,7 @@ pub(crate) fn rational_roots(p: &[Q]) -> Vec<Q> {
 
 fn cannot(what: impl std::fmt::Display) -> SymError {
     SymError::unsupported(format!(
-        "cannot integrate {what}: no rule here applies (this library integrates polynomials, exp, sin, cos, log, linear substitutions, parts for x^n times e^x, sin, cos or log and for e^x times sin or cos, and rational functions whose denominators split over the rationals into linear factors and at most one quadratic)"
+        "cannot integrate {what}: no rule here applies (this library integrates polynomials, exp, sin, cos, log, linear substitutions, parts for x^n times e^x, sin, cos or log and for e^x times sin or cos, and rational functions whose denominators factor over the rationals into linear and quadratic factors)"
     ))
 }
 
@@ -498,10 +486,12 @@ impl Integrator {
         Ok(Some(total))
     }
 
-    /// Partial fractions over the rationals for a denominator of degree ≥ 3 whose rational
-    /// roots (with multiplicity) leave a factor of degree ≤ 2: the coefficients by one
-    /// exact linear system, each piece integrated (log, power rule, or the quadratic
-    /// rule). `None` when the denominator does not split so.
+    /// Partial fractions over the rationals for a denominator of degree ≥ 3 whose
+    /// irreducible factors over the rationals (any multiplicity) have degree ≤ 2: the
+    /// coefficients by one exact linear system, each piece integrated (log, power
+    /// rule, the quadratic rule, or its reduction formula for powers of a quadratic).
+    /// `None` when the denominator could not be factored; an error naming the factor
+    /// when one is an irreducible cubic or higher.
     fn partial_fractions(&mut self, f: &Nf, dcs: &[(u32, Q)], cx: &mut Cx) -> Result<Option<Nf>> {
         let xa = Atom::Sym(self.v.as_str().into());
         let deg = dcs.last().map_or(0, |d| d.0) as usize;
@@ -533,53 +523,31 @@ impl Integrator {
             quot[k - deg] = c;
             rem.pop();
         }
-        // Rational roots of d, with multiplicity, by the rational-root test and deflation.
-        let mut left = d.clone();
-        let mut roots: Vec<(Q, u32)> = Vec::new();
-        for r in rational_roots(&d) {
-            let mut m = 0;
-            while left.len() > 1 && eval_poly(&left, &r) == Q::from_integer(0.into()) {
-                left = deflate(&left, &r);
-                m += 1;
-            }
-            if m > 0 {
-                roots.push((r, m));
-            }
-        }
-        if left.len() > 3 {
+        // The denominator's irreducible factors over the rationals, with multiplicity.
+        let fz = crate::upoly::factor(&d);
+        if !fz.unsearched.is_empty() {
             return Ok(None);
         }
-        // Basis: d/(x − r)^j for each root, and x·d/R, d/R for a quadratic R.
+        if let Some((p, _)) = fz.factors.iter().find(|(p, _)| p.len() > 3) {
+            return Err(cannot(format!(
+                "{f}: its denominator has the factor {} of degree {}, irreducible over the rationals \
+                 (partial fractions would need its irrational roots)",
+                self.poly_nf(p, cx)?,
+                p.len() - 1
+            )));
+        }
+        // Basis: x^i·d/P^j for each factor P of multiplicity m, 1 ≤ j ≤ m, i < deg P.
         let mut basis: Vec<Vec<Q>> = Vec::new();
-        for (r, m) in &roots {
+        for (p, m) in &fz.factors {
             let mut b = d.clone();
             for _ in 0..*m {
-                b = deflate(&b, r);
-                basis.push(b.clone());
-            }
-        }
-        let quadratic = left.len() == 3;
-        if quadratic {
-            // d/R: the product of the linear factors (R = left keeps d's leading coefficient).
-            let scale = &d[deg] / &left[2];
-            let dr: Vec<Q> = {
-                let mut p = vec![Q::from_integer(1.into())];
-                for (r, m) in &roots {
-                    for _ in 0..*m {
-                        let mut next = vec![Q::from_integer(0.into()); p.len() + 1];
-                        for (i, c) in p.iter().enumerate() {
-                            next[i + 1] = &next[i + 1] + c;
-                            next[i] = &next[i] - &(c * r);
-                        }
-                        p = next;
-                    }
+                b = crate::upoly::divmod(&b, p).0;
+                for i in 0..p.len() - 1 {
+                    let mut shifted = vec![Q::from_integer(0.into()); i];
+                    shifted.extend(b.iter().cloned());
+                    basis.push(shifted);
                 }
-                p.iter().map(|c| c * &scale).collect()
-            };
-            let mut xdr = vec![Q::from_integer(0.into())];
-            xdr.extend(dr.iter().cloned());
-            basis.push(xdr);
-            basis.push(dr);
+            }
         }
         if basis.len() != deg {
             return Ok(None);
@@ -607,38 +575,90 @@ impl Integrator {
             }
         }
         let mut k = 0;
-        for (r, mult) in &roots {
-            let lin = x.sub(&Nf::constant(r.clone()), cx)?;
+        let mut quadratic = false;
+        for (p, mult) in &fz.factors {
+            let pn = self.poly_nf(p, cx)?;
             for j in 1..=*mult {
-                let a = &u[k];
-                k += 1;
-                if *a == Q::from_integer(0.into()) {
+                let a: Vec<Q> = u[k..k + p.len() - 1].to_vec();
+                k += p.len() - 1;
+                if a.iter().all(|c| *c == Q::from_integer(0.into())) {
                     continue;
                 }
-                let t = if j == 1 {
-                    apply(Func::Log, &abs(&lin, cx)?, cx)?
+                let t = if p.len() == 2 {
+                    // a/(p1·x + p0)^j
+                    let c = &a[0] / &p[1];
+                    if j == 1 {
+                        apply(Func::Log, &abs(&pn, cx)?, cx)?.scale(&c)
+                    } else {
+                        pn.pow_int(-(j as i64 - 1), cx)?.scale(&(c / q(1 - j as i64)))
+                    }
                 } else {
-                    lin.pow_int(-(j as i64 - 1), cx)?.scale(&q(-(j as i64 - 1)).recip())
+                    quadratic = true;
+                    self.over_quadratic_power(&a, p, j, cx)?
                 };
-                total = total.add(&t.scale(a), cx)?;
+                total = total.add(&t, cx)?;
             }
         }
-        if quadratic {
-            let (b, c) = (&u[k], &u[k + 1]);
-            let piece = Nf::make(
-                Poly::constant(c.clone()).add(&Poly::atom(xa.clone()).scale(b)),
-                Poly::constant(left[0].clone())
-                    .add(&Poly::atom(xa.clone()).scale(&left[1]))
-                    .add(&Poly::term(vec![(xa.clone(), 2)], left[2].clone())),
-                cx,
-            )?
-            .scale(&(&left[2] / &d[deg]));
-            if !piece.is_zero() {
-                total = total.add(&self.rational(&piece, cx)?, cx)?;
-            }
-        }
-        self.step("partial fractions (rational roots of the denominator)", f.to_string(), &total);
+        let rule = if quadratic {
+            "partial fractions (the denominator factored over the rationals)"
+        } else {
+            "partial fractions (rational roots of the denominator)"
+        };
+        self.step(rule, f.to_string(), &total);
         Ok(Some(total))
+    }
+
+    /// `Σ c_i x^i` as a normal form in the variable.
+    fn poly_nf(&self, c: &[Q], cx: &mut Cx) -> Result<Nf> {
+        let x = self.x();
+        let mut out = Nf::zero();
+        for (i, k) in c.iter().enumerate() {
+            if *k != Q::from_integer(0.into()) {
+                out = out.add(&x.pow_int(i as i64, cx)?.scale(k), cx)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// `∫ (a1·x + a0)/P^j` for an irreducible quadratic `P = p2·x² + p1·x + p0`:
+    /// `a1·x + a0 = (a1/(2 p2))·P' + s`, the first part by the power rule, the
+    /// second by the reduction formula
+    /// `∫ 1/P^n = (2 p2 x + p1)/((n−1) Δ P^(n−1)) + 2(2n−3) p2/((n−1) Δ) ∫ 1/P^(n−1)`,
+    /// `Δ = 4 p0 p2 − p1²`, down to `∫ 1/P` (atan).
+    fn over_quadratic_power(&mut self, a: &[Q], p: &[Q], j: u32, cx: &mut Cx) -> Result<Nf> {
+        let pn = self.poly_nf(p, cx)?;
+        if j == 1 {
+            let piece = self.poly_nf(a, cx)?.div(&pn, cx)?;
+            return self.rational(&piece, cx);
+        }
+        let a1 = a.get(1).cloned().unwrap_or(Q::from_integer(0.into()));
+        let a0 = a[0].clone();
+        let (p0, p1, p2) = (&p[0], &p[1], &p[2]);
+        let half = &a1 / &(p2 * q(2));
+        let mut total = Nf::zero();
+        if half != Q::from_integer(0.into()) {
+            total = pn.pow_int(1 - j as i64, cx)?.scale(&(&half / q(1 - j as i64)));
+        }
+        let s = &a0 - &(&half * p1);
+        if s == Q::from_integer(0.into()) {
+            return Ok(total);
+        }
+        let delta = q(4) * p0 * p2 - p1 * p1;
+        let lin = self.x().scale(&(p2 * q(2))).add(&Nf::constant(p1.clone()), cx)?;
+        // I_n = lin/((n−1)Δ P^(n−1)) + 2(2n−3) p2/((n−1)Δ) I_(n−1), unrolled.
+        let mut acc = Nf::zero();
+        let mut factor = Q::from_integer(1.into());
+        let mut n = j as i64;
+        while n > 1 {
+            let den = q(n - 1) * &delta;
+            let head = lin.mul(&pn.pow_int(-(n - 1), cx)?, cx)?.scale(&(&factor / &den));
+            acc = acc.add(&head, cx)?;
+            factor = factor * q(2 * (2 * n - 3)) * p2 / den;
+            n -= 1;
+        }
+        let base = self.rational(&pn.inv(cx)?, cx)?;
+        acc = acc.add(&base.scale(&factor), cx)?;
+        total.add(&acc.scale(&s), cx)
     }
 
     /// `u = a·x + b` with `a`, `b` free of the variable.
@@ -787,7 +807,7 @@ impl Integrator {
         if deg > 2 {
             return self.partial_fractions(f, &dcs, cx)?.ok_or_else(|| {
                 cannot(format!(
-                    "{f} (denominator of degree {deg} without enough rational roots to leave a factor of degree ≤ 2)"
+                    "{f} (its denominator of degree {deg} could not be split into factors over the rationals here)"
                 ))
             });
         }
@@ -861,10 +881,20 @@ mod tests {
             "1/((x - 1)(x^2 + 1))",
             "x^4/(x^3 - x)",
             "1/(x^4 - 1)",
+            "1/(x^3 - 1)",
+            "1/(x^2 (x + 1)^2)",
+            "1/((x^2 + 1)(x^2 + 4))",
+            "1/(x^2 + 1)^2",
+            "(x^3 + 1)/(x^2 + 2x + 2)^2",
+            "x/(x^2 + 1)^3",
+            "1/(x^4 + 4)",
+            "1/((x - 1)^2 (x^2 + x + 1)^2)",
         ] {
             assert!(integrate(e, None, None, &Limits::default()).is_ok(), "{e}");
         }
-        assert!(integrate("1/(x^3 - 2)", None, None, &Limits::default()).is_err());
+        for e in ["1/(x^3 - 2)", "1/(x^4 + 1)"] {
+            assert!(integrate(e, None, None, &Limits::default()).is_err(), "{e}");
+        }
     }
 
     #[test]

@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod derivation;
+pub mod elim;
 pub mod error;
 pub mod eval;
 pub mod expr;
@@ -38,6 +39,7 @@ pub mod integrate;
 pub mod limit;
 pub mod limits;
 pub mod linalg;
+pub mod matexpr;
 pub mod nf;
 pub mod ops;
 pub mod parse;
@@ -49,7 +51,9 @@ pub mod saturate;
 pub mod series;
 pub mod solve;
 pub mod sums;
+pub mod symmat;
 pub mod tools;
+pub mod upoly;
 pub mod verify;
 pub mod worker;
 

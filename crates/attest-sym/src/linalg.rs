@@ -47,6 +47,9 @@ pub struct MatrixResult {
     /// The real eigenvalues (with multiplicity), for `eigenvalues`: exact where the
     /// characteristic polynomial's roots are, else decimals.
     pub eigenvalues: Option<Vec<String>>,
+    /// For `eigenvalues`: a basis of the eigenvectors of each rational eigenvalue,
+    /// `"λ: [v1, …]"` with integer entries, each checked by `A·v = λ·v` exactly.
+    pub eigenvectors: Option<Vec<String>>,
     /// The characteristic polynomial `det(λI − A)` in `x`, for `eigenvalues`.
     pub characteristic: Option<String>,
     /// How the result was checked.
@@ -60,7 +63,9 @@ pub struct SystemSolution {
     pub equations: Vec<String>,
     /// The unknowns.
     pub unknowns: Vec<String>,
-    /// `unique`, `none` or `infinitely_many`.
+    /// `unique`, `none`, `infinitely_many`, `finite` (a polynomial system: every
+    /// real solution listed) or `partial` (the rational solutions of a polynomial
+    /// system; others, with irrational values, may exist).
     pub status: String,
     /// Each unknown's value (in terms of the free unknowns for a family).
     pub solution: BTreeMap<String, String>,
@@ -89,6 +94,11 @@ fn show_mat(m: &Mat) -> String {
 
 /// Every matrix literal in `text`, in order.
 pub fn parse_matrices(text: &str, limits: &Limits) -> Result<Vec<Mat>> {
+    parse_raw(text, limits)?.into_iter().map(|rows| entries(rows, limits)).collect()
+}
+
+/// Every matrix literal in `text`, in order, as rows of entry texts (shape checked).
+pub(crate) fn parse_raw(text: &str, limits: &Limits) -> Result<Vec<Vec<Vec<String>>>> {
     if text.len() > limits.max_len {
         return Err(SymError::limit(format!(
             "the input is {} characters long, over the limit of {}",
@@ -114,7 +124,7 @@ pub fn parse_matrices(text: &str, limits: &Limits) -> Result<Vec<Mat>> {
                     rows.push(r0[..close].split(',').map(str::to_string).collect::<Vec<_>>());
                     r = r0[close + 1..].trim_start().trim_start_matches(',').trim_start();
                 }
-                out.push(entries(rows, limits)?);
+                out.push(shape_checked(rows)?);
                 rest = &tail[end + 1..];
             }
             (_, Some(i)) => {
@@ -134,7 +144,7 @@ pub fn parse_matrices(text: &str, limits: &Limits) -> Result<Vec<Mat>> {
                     .filter(|r| !r.is_empty())
                     .map(|r| r.split('&').map(str::to_string).collect())
                     .collect();
-                out.push(entries(rows, limits)?);
+                out.push(shape_checked(rows)?);
                 rest = &body_start[stop + endtag.len()..];
             }
             _ => break,
@@ -160,7 +170,7 @@ fn bracket_end(s: &str) -> Option<usize> {
     None
 }
 
-fn entries(rows: Vec<Vec<String>>, limits: &Limits) -> Result<Mat> {
+fn shape_checked(rows: Vec<Vec<String>>) -> Result<Vec<Vec<String>>> {
     if rows.is_empty() {
         return Err(SymError::input("an empty matrix"));
     }
@@ -173,9 +183,14 @@ fn entries(rows: Vec<Vec<String>>, limits: &Limits) -> Result<Mat> {
     if rows.iter().any(|row| row.len() != c) {
         return Err(SymError::input("the rows of the matrix have different lengths"));
     }
+    Ok(rows)
+}
+
+fn entries(rows: Vec<Vec<String>>, limits: &Limits) -> Result<Mat> {
+    let r = rows.len();
     let mut m = Vec::with_capacity(r);
     for row in rows {
-        let mut out = Vec::with_capacity(c);
+        let mut out = Vec::with_capacity(row.len());
         for t in row {
             let e = crate::parse_expr(t.trim(), limits)?;
             let n = normal_form(&e, &mut Cx::new(*limits))?;
@@ -280,17 +295,11 @@ fn det_cofactor(a: &Mat) -> Q {
     acc
 }
 
-/// A matrix operation on the matrix (or two matrices, for `product`) in `text`.
-pub fn matrix(text: &str, operation: Option<&str>, limits: &Limits) -> Result<MatrixResult> {
-    let ms = parse_matrices(text, limits)?;
-    if ms.is_empty() {
-        return Err(SymError::input(
-            "no matrix found: write it as [[1, 2], [3, 4]] or \\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}",
-        ));
-    }
+/// The operation asked for, by its canonical name.
+pub(crate) fn operation_name(operation: Option<&str>, count: usize, text: &str) -> Result<&'static str> {
     let op = operation.map(|o| o.trim().to_lowercase()).filter(|o| !o.is_empty());
-    let op = match op.as_deref() {
-        None if ms.len() == 2 => "product",
+    Ok(match op.as_deref() {
+        None if count == 2 => "product",
         None if text.contains("vmatrix") => "determinant",
         None => "summary",
         Some("det" | "determinant") => "determinant",
@@ -299,13 +308,32 @@ pub fn matrix(text: &str, operation: Option<&str>, limits: &Limits) -> Result<Ma
         Some("transpose" | "t") => "transpose",
         Some("product" | "multiply" | "times" | "mul") => "product",
         Some("summary" | "all") => "summary",
-        Some("eigenvalues" | "eigenvalue" | "eigen" | "eig") => "eigenvalues",
+        Some("eigenvalues" | "eigenvalue" | "eigen" | "eig" | "eigenvectors" | "eigenvector") => "eigenvalues",
         Some(o) => {
             return Err(SymError::input(format!(
                 "operation '{o}': use determinant, inverse, rank, transpose, product, eigenvalues or summary"
             )));
         }
-    };
+    })
+}
+
+/// A matrix operation on the matrix (or two matrices, for `product`) in `text`.
+pub fn matrix(text: &str, operation: Option<&str>, limits: &Limits) -> Result<MatrixResult> {
+    let raw = parse_raw(text, limits)?;
+    let mut ms = Vec::with_capacity(raw.len());
+    for rows in &raw {
+        match entries(rows.clone(), limits) {
+            Ok(m) => ms.push(m),
+            Err(SymError::Unsupported { .. }) => return crate::symmat::matrix(text, &raw, operation, limits),
+            Err(e) => return Err(e),
+        }
+    }
+    if ms.is_empty() {
+        return Err(SymError::input(
+            "no matrix found: write it as [[1, 2], [3, 4]] or \\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}",
+        ));
+    }
+    let op = operation_name(operation, ms.len(), text)?;
     let a = &ms[0];
     let (r, c) = (a.len(), a[0].len());
     let input = ms.iter().map(show_mat).collect::<Vec<_>>().join(" * ");
@@ -318,6 +346,7 @@ pub fn matrix(text: &str, operation: Option<&str>, limits: &Limits) -> Result<Ma
         rank: None,
         singular: None,
         eigenvalues: None,
+        eigenvectors: None,
         characteristic: None,
         check: String::new(),
     };
@@ -460,7 +489,13 @@ fn eigen(a: &Mat, out: &mut MatrixResult, limits: &Limits) -> Result<()> {
         .map(|(i, q)| Expr::mul(Expr::Num(q.clone()), Expr::pow(Expr::sym("x"), Expr::int((n - i) as i64))))
         .collect();
     let poly = normal_form(&Expr::Add(terms), &mut Cx::new(*limits))?.to_expr().to_string();
-    let sol = crate::solve(&poly, Some("x"), limits)?;
+    let sol = crate::solve(&poly, Some("x"), limits).map_err(|e| match e {
+        SymError::Parse { .. } => SymError::limit(format!(
+            "the characteristic polynomial has coefficients over the limit of {} digits; the eigenvalues were not attempted",
+            limits.max_input_digits
+        )),
+        other => other,
+    })?;
     let mut vals = Vec::new();
     let fa: Vec<Vec<f64>> = a.iter().map(|r| r.iter().map(crate::eval::q_to_f64).collect()).collect();
     let scale = fa.iter().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
@@ -481,6 +516,48 @@ fn eigen(a: &Mat, out: &mut MatrixResult, limits: &Limits) -> Result<()> {
             vals.push(if r.exact { r.value.clone() } else { format!("≈ {}", r.value) });
         }
     }
+    // Eigenvectors of the rational eigenvalues: the null space of A − λI, exactly.
+    let mut vecs = Vec::new();
+    let mut irrational = false;
+    for r in &sol.roots {
+        let lam = crate::parse_expr(&r.value, limits)
+            .ok()
+            .and_then(|e| normal_form(&e, &mut Cx::new(*limits)).ok())
+            .and_then(|nf| nf.as_const());
+        let Some(lam) = lam.filter(|_| r.exact) else {
+            irrational = true;
+            continue;
+        };
+        let mut m: Mat = a.clone();
+        for (i, row) in m.iter_mut().enumerate() {
+            row[i] = &row[i] - &lam;
+        }
+        let (pivots, _) = rref(&mut m, n, None);
+        for free in (0..n).filter(|j| !pivots.contains(j)) {
+            let mut v = vec![Q::zero(); n];
+            v[free] = Q::one();
+            for (row, &p) in pivots.iter().enumerate() {
+                v[p] = -m[row][free].clone();
+            }
+            // Integer entries, the first non-zero one positive.
+            let l = v.iter().fold(num_bigint::BigInt::one(), |l, q| num_integer::Integer::lcm(&l, &q.denom()));
+            let mut v: Vec<Q> = v.iter().map(|q| q * &Q::from_integer(l.clone())).collect();
+            if v.iter().find(|q| !q.is_zero()).is_some_and(|q| q < &Q::zero()) {
+                v = v.iter().map(|q| -q.clone()).collect();
+            }
+            let av: Vec<Q> =
+                a.iter().map(|row| row.iter().zip(&v).fold(Q::zero(), |s, (x, y)| &s + &(x * y))).collect();
+            if av != v.iter().map(|q| q * &lam).collect::<Vec<_>>() {
+                return Err(SymError::unsupported(
+                    "an eigenvector found does not satisfy A·v = λ·v; no answer is given",
+                ));
+            }
+            vecs.push(format!("{}: [{}]", show_q(&lam), v.iter().map(show_q).collect::<Vec<_>>().join(", ")));
+        }
+    }
+    if !vecs.is_empty() {
+        out.eigenvectors = Some(vecs);
+    }
     out.result = Some(if vals.is_empty() { "no real eigenvalues".into() } else { vals.join(", ") });
     out.eigenvalues = Some(vals);
     out.characteristic = Some(poly);
@@ -489,6 +566,12 @@ fn eigen(a: &Mat, out: &mut MatrixResult, limits: &Limits) -> Result<()> {
         "the roots of det(x·I − A) (Faddeev–LeVerrier), each making det(A − λI) vanish when computed from A directly{}",
         if complex { "; complex eigenvalues are not listed" } else { "" }
     );
+    if out.eigenvectors.is_some() {
+        out.check.push_str("; each eigenvector satisfies A·v = λ·v exactly");
+        if irrational {
+            out.check.push_str(" (eigenvectors of irrational eigenvalues are not given)");
+        }
+    }
     Ok(())
 }
 
@@ -597,6 +680,11 @@ pub fn solve_system(text: &str, vars: Option<&[String]>, limits: &Limits) -> Res
         && n == 2
         && !diffs.iter().all(linear)
         && let Some(r) = by_substitution(&diffs, &shown, &unknowns, limits)?
+    {
+        return Ok(r);
+    }
+    if !diffs.iter().all(linear)
+        && let Some(r) = crate::elim::by_elimination(&diffs, &shown, &unknowns, limits)?
     {
         return Ok(r);
     }
@@ -857,7 +945,10 @@ mod tests {
         assert_eq!(c.solutions.len(), 2, "{c:?}");
         let p = solve_system("y = x^2; y = 2 - x", None, &l()).unwrap();
         assert_eq!(p.solutions.len(), 2, "{p:?}");
-        assert!(solve_system("x^2 + y^2 = 1; x^2 - y^2 = 0", None, &l()).is_err());
+        let irr = solve_system("x^2 + y^2 = 1; x^2 - y^2 = 0", None, &l()).unwrap();
+        assert_eq!((irr.status.as_str(), irr.solutions.len()), ("partial", 0));
+        let three = solve_system("x + y + z = 6; x y z = 6; x^2 + y^2 + z^2 = 14", None, &l()).unwrap();
+        assert_eq!((three.status.as_str(), three.solutions.len()), ("finite", 6));
         assert_eq!(split_system("2x + 3y = 7 and x - y = 1").map(|v| v.len()), Some(2));
     }
 }

@@ -685,6 +685,24 @@ fn root_poly(p: &Poly, k: u32, cx: &mut Cx) -> Result<Nf> {
             }
             return outer.mul(&out, cx);
         }
+        if !even {
+            // An odd real root is multiplicative for every real value, and
+            // root(a^e) = a^(e div k)·root(a)^(e mod k): so x^(2/3) and (x^2)^(1/3)
+            // meet as root(x, 3)^2 (the real cube root; complex-valued systems differ).
+            let mut out = Nf::constant(if c.is_negative() { -Q::one() } else { Q::one() });
+            for (a, e) in m {
+                let base = Nf::atom(a.clone());
+                out = out.mul(&base.pow_int((e / k) as i64, cx)?, cx)?;
+                if e % k != 0 {
+                    let r = Nf::atom(Atom::Root(Box::new(base), k));
+                    out = out.mul(&r.pow_int((e % k) as i64, cx)?, cx)?;
+                }
+            }
+            if m.len() > 1 || m.iter().any(|(_, e)| *e > 1) {
+                cx.rules.insert(crate::verify::ODD_ROOT_RULE);
+            }
+            return outer.mul(&out, cx);
+        }
     }
     if k == 2
         && let Some(s) = poly_sqrt(&prim, cx)?

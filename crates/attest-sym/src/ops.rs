@@ -43,10 +43,15 @@ pub struct Simplified {
     pub input: String,
     /// The simplified expression (expanded, collected, cancelled).
     pub result: String,
-    /// The same, factored: rational content, common monomial and a linear factor for
-    /// every rational root of a polynomial in one variable (`x^3 - x` →
-    /// `x*(x + 1)*(x - 1)`); absent when that says nothing more than `result`.
+    /// The same, factored: rational content, common monomial, multivariate content,
+    /// and the irreducible factors over the rationals of a polynomial in one variable
+    /// (`x^4 + 4` → `(x^2 - 2*x + 2)*(x^2 + 2*x + 2)`); absent when that says nothing
+    /// more than `result`.
     pub factored: Option<String>,
+    /// Said when a factor was too large to search for factors of degree ≥ 2 (it is
+    /// shown whole and may still split).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub factor_note: Option<String>,
     /// Its value, when it is a constant.
     pub numeric: Option<f64>,
     /// Where the input is defined, when that is not everywhere (e.g. `x ≠ 1`).
@@ -64,11 +69,20 @@ pub fn simplify(text: &str, limits: &Limits) -> Result<Simplified> {
     let result = nf.to_expr();
     let numeric = if nf.free_symbols().is_empty() { eval_f64(&result, &FloatEnv::new()) } else { None };
     let result = result.to_string();
-    let factored = crate::factor::factored(&nf, limits).map(|f| f.to_string()).filter(|f| *f != result);
+    let mut unsearched = Vec::new();
+    let factored =
+        crate::factor::factored_noting(&nf, limits, &mut unsearched).map(|f| f.to_string()).filter(|f| *f != result);
+    let factor_note = unsearched.iter().max().map(|d| {
+        format!(
+            "a factor of degree {d} is shown whole: factors of degree 2 or more are searched only up to degree {}, so it may still split",
+            crate::upoly::MAX_SPLIT_DEGREE
+        )
+    });
     Ok(Simplified {
         input: e.to_string(),
         result,
         factored,
+        factor_note,
         numeric,
         domain: cx.cond_texts(),
         rules: cx.rules.iter().map(|r| r.to_string()).collect(),

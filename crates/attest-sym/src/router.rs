@@ -23,6 +23,10 @@ pub static RULES: &[Rule<Facts>] = &[
     Rule::new("sym.evaluate", &[]).when(converts_units).args(units).because("a quantity with units to convert"),
     // Limits, series, sums, matrices and systems are read whole (their notation carries
     // the point, the order, the bounds), before any phrase rule.
+    Rule::new("sym.verify", &[])
+        .when(has_matrix_claim)
+        .args(matrix_args)
+        .because("an identity between matrices written out"),
     Rule::new("sym.matrix", &[]).when(has_matrix).args(matrix_args).because("a matrix written out"),
     Rule::new("sym.limit", &[])
         .when(has_limit)
@@ -346,6 +350,9 @@ fn special_args(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 
 fn has_matrix(a: &Asked<'_, Facts>) -> bool {
     special_is(a, "sym.matrix")
+}
+fn has_matrix_claim(a: &Asked<'_, Facts>) -> bool {
+    special_is(a, "sym.verify")
 }
 fn has_limit(a: &Asked<'_, Facts>) -> bool {
     special_is(a, "sym.limit")

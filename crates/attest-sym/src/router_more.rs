@@ -11,8 +11,9 @@ use serde_json::json;
 
 /// The tool and arguments of a matrix, limit, series, sum or system question.
 pub(crate) fn special(raw: &str, q: &Question, given: Option<&str>) -> Option<(&'static str, Args)> {
-    matrix(raw, q, given)
-        .map(|a| ("sym.matrix", a))
+    matrix_claim(raw, given)
+        .map(|a| ("sym.verify", a))
+        .or_else(|| matrix(raw, q, given).map(|a| ("sym.matrix", a)))
         .or_else(|| limit(raw, q, given).map(|a| ("sym.limit", a)))
         .or_else(|| series(raw, q, given).map(|a| ("sym.series", a)))
         .or_else(|| sum(raw, q, given).map(|a| ("sym.sum", a)))
@@ -68,6 +69,44 @@ fn point_word(t: &str) -> String {
     }
 }
 
+/// Words a matrix identity is written with besides its literals.
+const MATRIX_WORDS: [&str; 8] = ["det", "inverse", "inv", "transpose", "trace", "tr", "i", "t"];
+
+fn matrix_word(w: &str) -> bool {
+    let core = w.trim_matches(|c: char| "()[]{},?.!:;".contains(c));
+    w.chars().all(|c| "0123456789+-*/^(){}[],.&·×=\\ IT".contains(c))
+        || MATRIX_WORDS.iter().any(|f| {
+            core.eq_ignore_ascii_case(f)
+                || core.get(..f.len()).is_some_and(|h| h.eq_ignore_ascii_case(f))
+                    && core[f.len()..].starts_with(['(', '[', '^', '\\'])
+        })
+        || core.starts_with("\\begin")
+        || core.starts_with("\\end")
+        || core.starts_with("\\cdot")
+        || core.starts_with("\\times")
+        || core.starts_with('&')
+}
+
+/// "is det(A B) = det(A) det(B) for …", written with literal matrices on either side of
+/// one `=`: the claim, for `sym.verify`.
+fn matrix_claim(raw: &str, given: Option<&str>) -> Option<Args> {
+    let text = [given.unwrap_or(""), raw].into_iter().find(|t| t.contains("[[") || t.contains("matrix}"))?;
+    let (l, r) = crate::matexpr::split_claim(text)?;
+    let lw = toks(l);
+    let rw = toks(r);
+    let from = lw.iter().rev().take_while(|t| matrix_word(t.text)).last()?.start;
+    let to = rw.iter().take_while(|t| matrix_word(t.text)).last()?.end;
+    let lhs = clean(&l[from..]);
+    let rhs = clean(&r[..to]);
+    if !crate::matexpr::is_matrix_claim(&lhs, &rhs) || !crate::matexpr::reads(&lhs) || !crate::matexpr::reads(&rhs) {
+        return None;
+    }
+    let mut args = Args::new();
+    args.insert("lhs".into(), json!(lhs));
+    args.insert("rhs".into(), json!(rhs));
+    Some(args)
+}
+
 fn matrix(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
     let text = [given.unwrap_or(""), raw].into_iter().find(|t| t.contains("[[") || t.contains("matrix}"))?;
     let start = [text.find("[["), text.find("\\begin{")].into_iter().flatten().min()?;
@@ -77,21 +116,22 @@ fn matrix(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
     }
     let mut args = Args::new();
     args.insert("expr".into(), json!(text[start..end].trim()));
-    let op = if q.any(&["eigenvalue", "eigenvalues", "eigen", "characteristic"]).is_some() {
-        Some("eigenvalues")
-    } else if q.any(&["determinant", "det"]).is_some() {
-        Some("determinant")
-    } else if q.any(&["inverse", "invert", "inverted", "invertible", "singular"]).is_some() {
-        Some("inverse")
-    } else if q.has("rank") {
-        Some("rank")
-    } else if q.any(&["transpose", "transposed"]).is_some() {
-        Some("transpose")
-    } else if q.any(&["product", "multiply", "times", "multiplied"]).is_some() {
-        Some("product")
-    } else {
-        None
-    };
+    let op =
+        if q.any(&["eigenvalue", "eigenvalues", "eigen", "characteristic", "eigenvector", "eigenvectors"]).is_some() {
+            Some("eigenvalues")
+        } else if q.any(&["determinant", "det"]).is_some() {
+            Some("determinant")
+        } else if q.any(&["inverse", "invert", "inverted", "invertible", "singular"]).is_some() {
+            Some("inverse")
+        } else if q.has("rank") {
+            Some("rank")
+        } else if q.any(&["transpose", "transposed"]).is_some() {
+            Some("transpose")
+        } else if q.any(&["product", "multiply", "times", "multiplied"]).is_some() {
+            Some("product")
+        } else {
+            None
+        };
     if let Some(op) = op {
         args.insert("operation".into(), json!(op));
     }

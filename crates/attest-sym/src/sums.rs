@@ -500,6 +500,33 @@ impl<'a> Summand<'a> {
                 return Ok(());
             }
         }
+        // Dirichlet's test: sin or cos of a·k + b (a rational and non-zero, or r·π with
+        // r not an even integer: never a multiple of 2π, so the partial sums of the
+        // trigonometric factor stay bounded) times g(k) decreasing to 0.
+        if let Expr::Mul(v) = &self.f {
+            let (trig, rest): (Vec<&Expr>, Vec<&Expr>) =
+                v.iter().partition(|t| matches!(t, Expr::Func(crate::expr::Func::Sin | crate::expr::Func::Cos, _)));
+            if let ([Expr::Func(_, arg)], false) = (&trig[..], rest.is_empty())
+                && self.rotates(arg, limits)
+            {
+                let g = Expr::Mul(rest.into_iter().cloned().collect());
+                if let Ok(gn) = normal_form(&g, &mut Cx::new(*limits)) {
+                    let to_zero =
+                        (only_k(&gn) && gn.den.degree_in(&x) > gn.num.degree_in(&x) && gn.den.degree_in(&x) > 0)
+                            || power_of_k(&gn.to_expr(), &self.k).is_some_and(|q| q < Q::zero());
+                    if to_zero {
+                        out.status = SumStatus::Converges;
+                        out.method = format!(
+                            "Dirichlet's test: the partial sums of {} stay bounded and {} decreases to 0",
+                            trig[0],
+                            gn.to_expr()
+                        );
+                        out.reason = "no closed form for its value here".into();
+                        return Ok(());
+                    }
+                }
+            }
+        }
         // p-series with a rational exponent: c·k^q.
         if let Some(q) = power_of_k(&self.f, &self.k) {
             let p = -q;
@@ -526,6 +553,30 @@ impl<'a> Summand<'a> {
         }
         out.reason = format!("no test here decides whether Σ {} converges", out.summand);
         Ok(())
+    }
+
+    /// Whether `arg = a·k + b` turns by a fixed angle `a` that is not a multiple of
+    /// 2π (so Σ sin(arg) and Σ cos(arg) have bounded partial sums).
+    fn rotates(&self, arg: &Expr, limits: &Limits) -> bool {
+        let x = Atom::Sym(self.k.as_str().into());
+        let Ok(n) = normal_form(arg, &mut Cx::new(*limits)) else { return false };
+        if !n.den.is_one() || n.num.degree_in(&x) != 1 {
+            return false;
+        }
+        let cs = n.num.coeffs_in(&x);
+        let Some(a) = cs.get(&1) else { return false };
+        if let Some(c) = a.as_const() {
+            return !c.is_zero();
+        }
+        // r·π
+        match a.len() {
+            1 if a.atoms().len() == 1 && a.atoms().contains(&Atom::Pi) && a.degree_in(&Atom::Pi) == 1 => {
+                let r = a.0.values().next().cloned().unwrap_or_else(Q::zero);
+                let half = &r / &Q::int(2);
+                !half.is_integer()
+            }
+            _ => false,
+        }
     }
 
     fn same_as(&self, g: &Expr) -> bool {
@@ -743,7 +794,9 @@ mod tests {
         assert!(sum("1/(k - 5000)", None, "1", "oo", &Limits::default()).is_err());
         assert_eq!(s("1/(k - 5)", "6", "oo").status, SumStatus::Diverges);
         assert_eq!(s("sin(k)/k^2", "1", "oo").status, SumStatus::Converges);
-        assert_eq!(s("sin(k)/k", "1", "oo").status, SumStatus::Unknown);
+        assert_eq!(s("sin(k)/k", "1", "oo").status, SumStatus::Converges);
+        assert_eq!(s("cos(pi k/3)/sqrt(k)", "1", "oo").status, SumStatus::Converges);
+        assert_eq!(s("sin(k) k", "1", "oo").status, SumStatus::Unknown);
     }
 
     #[test]

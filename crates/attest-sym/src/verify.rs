@@ -324,8 +324,15 @@ fn proved(mut out: Verification, nl: &Nf, nr: &Nf, cx: &Cx, where_defined_rules:
             }
         );
     }
+    if cx.rules.contains(ODD_ROOT_RULE) {
+        out.reason.push_str("; ");
+        out.reason.push_str(REAL_ROOT_NOTE);
+    }
     out
 }
+
+/// The normal form's rule for odd real roots (see [`REAL_ROOT_NOTE`]).
+pub const ODD_ROOT_RULE: &str = "odd real roots: root(a^e, k) = root(a, k)^e";
 
 /// Deterministic sample points: small values first (with different values for
 /// different variables), then seeded pseudo-random rationals of both signs.

@@ -220,6 +220,15 @@ pub fn run(request: &Request, limits: &Limits) -> Value {
         Request::Derivation { expr, operation, var } => {
             crate::derivation(expr, operation, var.as_deref(), l).map(|r| respond(present_derivation(&r), &r))
         }
+        Request::Verify { lhs, rhs } if crate::matexpr::is_matrix_claim(lhs, rhs) => {
+            crate::matexpr::verify(lhs, rhs, l).map(|r| respond(present_verification(&r), &r))
+        }
+        Request::VerifyEquation { equation } if crate::matexpr::is_matrix_claim(equation, "") => {
+            match crate::matexpr::split_claim(equation) {
+                Some((lhs, rhs)) => crate::matexpr::verify(lhs, rhs, l).map(|r| respond(present_verification(&r), &r)),
+                None => Err(SymError::input("a matrix identity needs one '=' between its two sides")),
+            }
+        }
         Request::Verify { lhs, rhs } => crate::verify(lhs, rhs, l)
             .map(|r| respond(present_verification(&r), &r))
             .map_err(|e| which_side(e, lhs, rhs, l)),
@@ -353,6 +362,8 @@ fn proof_tag(v: &Verification) -> String {
     let rules: Vec<&str> = v.steps.iter().filter_map(|s| s.strip_prefix("rule used: ")).collect();
     if v.reason.starts_with("proved by equality saturation") {
         "equality saturation".into()
+    } else if v.reason.starts_with("both sides computed exactly in rational arithmetic") {
+        "exact matrix arithmetic, recomputed in floating point".into()
     } else if v.reason.starts_with("both sides are the rational number") {
         "exact rational arithmetic".into()
     } else if rules.is_empty() {
@@ -499,7 +510,7 @@ fn present_simplify(r: &Simplified) -> (String, Vec<String>) {
     if let Some(f) = &r.factored {
         line.push_str(&format!(" = {}", clip_out(f)));
     }
-    let mut caveats = Vec::new();
+    let mut caveats: Vec<String> = r.factor_note.iter().cloned().collect();
     if !r.domain.is_empty() {
         line.push_str(&format!(", {}", domain_phrase(&r.domain)));
         caveats.push(format!(
@@ -715,11 +726,15 @@ fn present_matrix(r: &MatrixResult) -> (String, Vec<String>) {
         "eigenvalues" => format!("eigenvalues of {m}: {}", clip_out(&res)),
         "transpose" => format!("transpose of {m} = {}", clip_out(&res)),
         "product" => format!("{m} = {}", clip_out(&res)),
+        "inverse" | "summary" if r.singular == Some(true) && r.rank.is_none() => {
+            format!("{m} is singular (determinant 0 for every value of its entries): it has no inverse")
+        }
         "inverse" | "summary" if r.singular == Some(true) => {
             format!("{m} is singular (determinant 0, rank {}): it has no inverse", r.rank.unwrap_or_default())
         }
         "inverse" => format!("inverse of {m} = {}", clip_out(&res)),
         _ => match &r.determinant {
+            Some(d) if r.rank.is_none() => format!("{m}: determinant {d}, inverse {}", clip_out(&res)),
             Some(d) => format!("{m}: determinant {d}, rank {}, inverse {}", r.rank.unwrap_or_default(), clip_out(&res)),
             None => format!("{m}: {}×{}, rank {}", r.shape[0], r.shape[1], r.rank.unwrap_or_default()),
         },
@@ -727,6 +742,11 @@ fn present_matrix(r: &MatrixResult) -> (String, Vec<String>) {
     let mut caveats = vec![format!("checked: {}", r.check)];
     if let Some(c) = &r.characteristic {
         caveats.insert(0, format!("characteristic polynomial det(x·I − A) = {c}"));
+    }
+    if let Some(vs) = &r.eigenvectors {
+        let shown: Vec<String> =
+            vs.iter().map(|v| v.split_once(": ").map_or(v.clone(), |(l, b)| format!("{b} for {l}"))).collect();
+        caveats.insert(1, format!("eigenvectors: {}", clip_out(&shown.join("; "))));
     }
     (line, caveats)
 }
@@ -744,6 +764,14 @@ fn present_system(r: &SystemSolution) -> (String, Vec<String>) {
     let line = match r.status.as_str() {
         "unique" => format!("{eqs}: {}", clip_out(&vals())),
         "finite" => format!("{eqs}: {}", clip_out(&pairs())),
+        "partial" if r.solutions.is_empty() => {
+            format!(
+                "unknown: no rational solution of {eqs} found, and solutions with irrational values are not searched"
+            )
+        }
+        "partial" => {
+            format!("{eqs}: {}, and perhaps solutions with irrational values (not searched)", clip_out(&pairs()))
+        }
         "none" if r.evidence.is_none() => format!("no real solution found: {eqs}"),
         "none" => format!("no solution: {eqs} are inconsistent; {}", r.evidence.clone().unwrap_or_default()),
         _ => format!("infinitely many solutions of {eqs}: {}, with {} free", clip_out(&vals()), r.free.join(", ")),

@@ -156,3 +156,48 @@ fn new_operations_refuse_or_contain_bad_input_and_the_next_call_works() {
     assert!(huge.as_ref().map_or(true, |r| r.status == LimitStatus::Unknown), "{huge:?}");
     assert_eq!(limit("sin(x)/x", None, "0", None, &l).unwrap().value.as_deref(), Some("1"));
 }
+
+fn any_refusal(r: Result<impl std::fmt::Debug, SymError>) -> String {
+    match r {
+        Err(e) => e.to_string(),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn factoring_eigenvalues_and_elimination_are_contained() {
+    use attest_sym::{matrix, solve_system};
+    let l = Limits::default();
+    // Degree 40: the rational roots are searched, the search for factors of degree
+    // ≥ 2 is not attempted past degree 24; simplify answers with the polynomial whole.
+    let s = simplify("x^40 + 3x^20 + 2", &l).unwrap();
+    assert_eq!(s.factored, None);
+    let s = simplify("x^40 - 1", &l).unwrap();
+    insta::assert_snapshot!(
+        "factor_degree_40",
+        format!("{}\n{}", s.factored.unwrap_or_default(), s.factor_note.unwrap_or_default())
+    );
+    assert_eq!(simplify("x^4 + 4", &l).unwrap().factored.as_deref(), Some("(x^2 - 2*x + 2)*(x^2 + 2*x + 2)"));
+    // Eigenvalues of a 10×10 matrix are not attempted; a 4×4 of 200-digit entries is
+    // contained (an answer or a refusal, never a hang), and a 6×6 of symbols refused.
+    let row = |i: usize| format!("[{}]", (0..10).map(|j| ((i * 10 + j) % 7).to_string()).collect::<Vec<_>>().join(","));
+    let big = format!("[{}]", (0..10).map(row).collect::<Vec<_>>().join(","));
+    insta::assert_snapshot!("eigenvalues_10x10", any_refusal(matrix(&big, Some("eigenvalues"), &l)));
+    let huge = "9".repeat(200);
+    let m4 = format!("[[{huge}, 1, 2, 3], [4, {huge}, 5, 6], [7, 8, {huge}, 9], [1, 2, 3, {huge}]]");
+    let r = matrix(&m4, Some("eigenvalues"), &l);
+    assert!(r.is_ok() || matches!(r, Err(SymError::Limit { .. } | SymError::Unsupported { .. })), "{r:?}");
+    let sym6 = format!("[{}]", ["[a, b, c, d, e, f]"; 6].join(", "));
+    insta::assert_snapshot!("symbolic_6x6", limit_message(matrix(&sym6, Some("determinant"), &l)));
+    assert_eq!(matrix("[[a, b], [c, d]]", Some("determinant"), &l).unwrap().result.as_deref(), Some("a*d - b*c"));
+    // Three unknowns of high degree with huge coefficients: the resultant needed is
+    // over the size limit; smaller degrees with huge coefficients are contained.
+    let sys = "123456789 x^3 y + 987654321 z^2 = 1; 987654321 y^3 z - 123456789 x = 2; 555555555 x^3 z^3 + y = 3";
+    insta::assert_snapshot!("system_3_unknowns_high_degree", limit_message(solve_system(sys, None, &l)));
+    let coef = "99999999999999999999";
+    let sys2 = format!("{coef} x^2 + {coef} y^2 + z^2 = 1; x^2 y + {coef} z = 2; x y z = {coef}");
+    let r = solve_system(&sys2, None, &l);
+    assert!(r.is_ok() || matches!(r, Err(SymError::Limit { .. })), "{r:?}");
+    let ok = solve_system("x + y + z = 6; x y z = 6; x^2 + y^2 + z^2 = 14", None, &l).unwrap();
+    assert_eq!(ok.solutions.len(), 6);
+}
