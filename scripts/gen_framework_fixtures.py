@@ -15,6 +15,8 @@ Each layout is a research root with one project:
   sacred/mnist-sacred/runs/N/                   Sacred FileStorageObserver
   hydra/cifar-hydra/multirun/<date>/<time>/N/   Hydra multirun
   tensorboard/cifar-tb/runs/lr*/                TensorBoard event files (tensorboardX)
+  keras-tensorboard/fashion-tb/logs/fit/*/{train,validation}/
+                                                Keras TensorBoard callback layout (tensorboardX)
   dvc/mnist-dvc/{dvc.yaml,dvc.lock,metrics/}    DVC foreach stage, `dvc repro`
 
 What was made how (torch is not installed: its PyPI wheel and CUDA dependencies are
@@ -321,6 +323,51 @@ def gen_tensorboard() -> None:
 
 
 # ---------------------------------------------------------------------------
+# Keras's TensorBoard callback: one run is a log directory holding `train/` and
+# `validation/` event directories, with the tags Keras writes (`epoch_loss`,
+# `epoch_accuracy`, `epoch_learning_rate` in train/, `evaluation_*_vs_iterations` in
+# validation/), at the epoch as step, as tensor summaries (what tf.summary.scalar
+# writes: a DT_FLOAT scalar tensor with the `scalars` plugin's metadata). Keras 3's
+# callback needs TensorFlow (several hundred MB, not installed), so the same records
+# are built from tensorboardX's copies of the protos and written by its event writer.
+# ---------------------------------------------------------------------------
+KERAS_TB_ARMS = [
+    # run, train accuracy, train loss, validation accuracy, validation loss (3 epochs)
+    ("dropout0.2", [0.801, 0.862, 0.879], [0.561, 0.381, 0.332], [0.846, 0.866, 0.874], [0.423, 0.368, 0.351]),
+    ("dropout0.5", [0.752, 0.831, 0.851], [0.689, 0.465, 0.409], [0.838, 0.861, 0.870], [0.447, 0.381, 0.357]),
+]
+
+
+def gen_keras_tensorboard() -> None:
+    from tensorboardX import SummaryWriter
+    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
+    from tensorboardX.proto.tensor_pb2 import TensorProto
+    from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
+
+    def scalar(w: SummaryWriter, tag: str, value: float, step: int) -> None:
+        meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
+        tensor = TensorProto(dtype="DT_FLOAT", tensor_shape=TensorShapeProto(), float_val=[value])
+        w._get_file_writer().add_summary(Summary(value=[Summary.Value(tag=tag, tensor=tensor, metadata=meta)]), step)
+
+    base = fresh(OUT / "keras-tensorboard") / "fashion-tb" / "logs" / "fit"
+    for name, acc, loss, val_acc, val_loss in KERAS_TB_ARMS:
+        for sub, accs, losses in (("train", acc, loss), ("validation", val_acc, val_loss)):
+            w = SummaryWriter(logdir=str(base / name / sub), flush_secs=1)
+            for epoch in range(3):
+                scalar(w, "epoch_loss", losses[epoch], epoch)
+                scalar(w, "epoch_accuracy", accs[epoch], epoch)
+                if sub == "train":
+                    scalar(w, "epoch_learning_rate", 0.001, epoch)
+            if sub == "validation":
+                # Keras writes these once per evaluation, at the optimizer's iteration.
+                scalar(w, "evaluation_loss_vs_iterations", losses[-1], 1407)
+                scalar(w, "evaluation_accuracy_vs_iterations", accs[-1], 1407)
+            w.close()
+            (f,) = (base / name / sub).glob("events.out.tfevents.*")
+            f.rename(f.with_name(f"events.out.tfevents.1796000000.fixture.{sub}.v2"))
+
+
+# ---------------------------------------------------------------------------
 # DVC: a `foreach` stage sweeping the learning rate, run with `dvc repro` (real
 # dvc.lock with each metrics file's md5); afterwards one metrics file is edited by
 # hand, so its md5 no longer matches dvc.lock (stale).
@@ -367,7 +414,7 @@ def gen_dvc() -> None:
 
 
 GENERATORS = {"hf": gen_hf, "lightning": gen_lightning, "keras": gen_keras, "sacred": gen_sacred, "hydra": gen_hydra,
-              "tensorboard": gen_tensorboard, "dvc": gen_dvc}
+              "tensorboard": gen_tensorboard, "keras-tensorboard": gen_keras_tensorboard, "dvc": gen_dvc}
 
 
 def main() -> None:

@@ -28,13 +28,15 @@
 //! [`parse_as`]), where each format keeps its claims ([`annotations`], and the modules
 //! [`markdown`], [`latex`], [`notebook`], which also say what of a text is code or is
 //! not prose) and how drafts are found and read ([`drafts`], [`read_draft`],
-//! [`read_claims`]). It reads files but depends on no database, network or protocol
-//! crate.
+//! [`read_claims`]), and [`confine`]: the one check, shared with the ledger and the
+//! citation tools, that a path a tool is given resolves inside the research root. It
+//! reads files but depends on no database, network or protocol crate.
 //!
 //! The syntax, line numbers per format and the coverage rules are in `specs/claims.md`.
 
 #![warn(missing_docs)]
 
+pub mod confine;
 mod drafts;
 mod grammar;
 pub mod latex;

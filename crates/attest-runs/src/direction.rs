@@ -106,6 +106,15 @@ pub const BUILTIN: &[(&str, Direction)] = &[
     ("mape", Lo),
     ("fid", Lo),
     ("eer", Lo),
+    // The spellings frameworks log accuracy under (Keras's `acc` and its metric
+    // classes, torchmetrics' and timm's top-k), one entry per name.
+    ("acc", Hi),
+    ("sparse_categorical_accuracy", Hi),
+    ("categorical_accuracy", Hi),
+    ("binary_accuracy", Hi),
+    ("top_k_categorical_accuracy", Hi),
+    ("top1", Hi),
+    ("top5", Hi),
 ];
 
 const PREFIXES: &[&str] = &["train_", "val_", "valid_", "test_", "eval_", "top1_", "best_", "final_"];
@@ -372,13 +381,21 @@ mod tests {
             ("n_records", None),
             ("judge_score", None),
             ("tokens_seen", None),
+            ("acc", Some(Hi)),
+            ("val_acc", Some(Hi)),
+            ("train_acc", Some(Hi)),
+            ("val_sparse_categorical_accuracy", Some(Hi)),
+            ("top1_acc", Some(Hi)),
+            ("accuracy_std", None),
+            ("acc_std", None),
         ];
         for (m, want) in cases {
             assert_eq!(d.get(m), want, "direction of {m}");
         }
-        assert_eq!(BUILTIN.len(), 30);
+        assert_eq!(BUILTIN.len(), 37);
         assert_eq!(BUILTIN[0].0, "wer");
         assert_eq!(BUILTIN[29].0, "eer");
+        assert_eq!(BUILTIN[30].0, "acc");
     }
 
     #[test]

@@ -8,8 +8,10 @@ pub enum LedgerError {
     /// `ok: false` answer.
     #[error("{0}")]
     Refused(String),
-    /// The database failed. An internal fault, logged in full and never shown.
-    #[error("ledger database error: {0}")]
+    /// The database failed. Trouble a person can act on (busy, read-only, full,
+    /// damaged) is shown in words with what to do (`attest_store::stop`); anything
+    /// else is an internal fault, logged in full and never shown.
+    #[error("{}", attest_store::words(.0, None))]
     Store(#[from] sqlx::Error),
     /// A file could not be read where reading it was not optional.
     #[error("cannot read {path}: {source}")]

@@ -11,6 +11,7 @@
 //! | a result or config file | its bytes |
 //! | `table.csv#row=<label>` | the header and that row's cells (other rows may change freely) |
 //! | an MLflow run directory | `meta.yaml`, every file under `metrics/` and `params/`, each with its relative path |
+//! | a framework run directory (Trainer, Lightning, Sacred, Hydra, TensorBoard) | every file its reader may read there ([`run_dir_files`]), each with its relative path |
 //! | a W&B run directory | `files/wandb-summary.json`, `files/config.yaml`, `files/wandb-metadata.json` that exist, each with its name |
 //! | `mlflow.db#run=<id>` | that run's rows of the `metrics` table, in a fixed order |
 //!
@@ -93,6 +94,53 @@ pub fn wandb_run_files(dir: &Path) -> Vec<PathBuf> {
         .map(PathBuf::from)
         .filter(|p| dir.join(p).is_file())
         .collect()
+}
+
+/// The files a framework reader may read in a run directory, besides event files:
+/// the Trainer's result files, `trainer_state.json` and `training_args.json`;
+/// Lightning's `metrics.csv` and `hparams.yaml` (also TensorBoard's); Sacred's
+/// `run.json`, `config.json` and `metrics.json`.
+pub const RUN_DIR_FILES: &[&str] = &[
+    "all_results.json",
+    "train_results.json",
+    "eval_results.json",
+    "test_results.json",
+    "predict_results.json",
+    "trainer_state.json",
+    "training_args.json",
+    "metrics.csv",
+    "hparams.yaml",
+    "run.json",
+    "config.json",
+    "metrics.json",
+];
+
+/// Every file a framework run held in one directory (a Trainer output directory, a
+/// Lightning version, a Sacred run, a Hydra job, a TensorBoard run) may have been read
+/// from, relative to it, in hashing order: the [`RUN_DIR_FILES`] it holds; for a Hydra
+/// job, `.hydra/config.yaml`, `overrides.yaml`, `hydra.yaml` and its own JSON, JSON
+/// Lines and CSV files; and its TensorBoard event files, Keras's `train/` and
+/// `validation/` included. A run's evidence hash covers all of them, so a change to
+/// any file it was read from makes a claim on it stale.
+pub fn run_dir_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = RUN_DIR_FILES.iter().map(PathBuf::from).filter(|p| dir.join(p).is_file()).collect();
+    if dir.join(".hydra").is_dir() {
+        for f in [".hydra/config.yaml", ".hydra/overrides.yaml", ".hydra/hydra.yaml"] {
+            if dir.join(f).is_file() {
+                out.push(PathBuf::from(f));
+            }
+        }
+        for f in crate::discover::sorted_entries(dir) {
+            let own = f.is_file() && matches!(crate::discover::suffix(&f).as_str(), "json" | "jsonl" | "csv");
+            if let (true, Some(name)) = (own, f.file_name())
+                && !out.iter().any(|o| o.as_os_str() == name)
+            {
+                out.push(PathBuf::from(name));
+            }
+        }
+    }
+    out.extend(crate::discover::tfevents::event_files(dir));
+    out
 }
 
 /// One row of MLflow's `metrics` table, as hashed.
@@ -181,11 +229,11 @@ pub async fn evidence(source_path: &str) -> Option<String> {
     match frag {
         None if path.is_dir() => {
             if path.join("meta.yaml").is_file() {
-                files(path, &mlflow_run_files(path))
-            } else {
-                let rels = wandb_run_files(path);
-                if rels.is_empty() { None } else { files(path, &rels) }
+                return files(path, &mlflow_run_files(path));
             }
+            let wandb = wandb_run_files(path);
+            let rels = if wandb.is_empty() { run_dir_files(path) } else { wandb };
+            if rels.is_empty() { None } else { files(path, &rels) }
         }
         None => std::fs::read(path).ok().map(|b| of_bytes(&b)),
         Some((ROW_FRAGMENT, label)) => {
@@ -230,6 +278,68 @@ mod tests {
         assert_eq!(evidence(&format!("{}#row=b9", csv.display())).await, None);
         assert_eq!(evidence("/no/such/file").await, None);
         assert_eq!(split_fragment("/a#b/x.db#run=abc"), ("/a#b/x.db", Some((RUN_FRAGMENT, "abc"))));
+    }
+
+    /// A framework run's evidence covers every file it was read from: a change to the
+    /// config beside the metrics, or to Keras's validation events, makes it differ; a
+    /// file no reader reads (a checkpoint) does not.
+    #[tokio::test]
+    async fn run_directories_hash_every_file_read() {
+        let dir = tempfile::tempdir().unwrap();
+        // (layout, its files and their text, the file changed, its new text)
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, &'a str);
+        let cases: &[Case] = &[
+            (
+                "lightning",
+                &[("metrics.csv", "step,val_loss\n1,0.5\n"), ("hparams.yaml", "lr: 0.1\n")],
+                "hparams.yaml",
+                "lr: 0.2\n",
+            ),
+            (
+                "hf",
+                &[("eval_results.json", "{}"), ("trainer_state.json", "{}"), ("training_args.json", "{}")],
+                "training_args.json",
+                "{\"lr\": 1}",
+            ),
+            (
+                "sacred",
+                &[("run.json", "{}"), ("config.json", "{}"), ("metrics.json", "{}")],
+                "config.json",
+                "{\"lr\": 1}",
+            ),
+            (
+                "hydra",
+                &[(".hydra/config.yaml", "lr: 1\n"), (".hydra/overrides.yaml", "[]\n"), ("result.json", "{}")],
+                ".hydra/overrides.yaml",
+                "- lr=2\n",
+            ),
+            (
+                "keras",
+                &[("train/events.out.tfevents.1.a", "x"), ("validation/events.out.tfevents.1.b", "y")],
+                "validation/events.out.tfevents.1.b",
+                "z",
+            ),
+        ];
+        for (name, files_in, changed, new) in cases {
+            let run = dir.path().join(name);
+            for (f, text) in *files_in {
+                std::fs::create_dir_all(run.join(f).parent().unwrap()).unwrap();
+                std::fs::write(run.join(f), text).unwrap();
+            }
+            let listed: Vec<String> = run_dir_files(&run).iter().map(|p| p.display().to_string()).collect();
+            let mut want: Vec<&str> = files_in.iter().map(|(f, _)| *f).collect();
+            want.sort();
+            let mut got: Vec<&str> = listed.iter().map(String::as_str).collect();
+            got.sort();
+            assert_eq!(got, want, "{name}");
+            let p = run.to_str().unwrap();
+            let before = evidence(p).await.unwrap();
+            std::fs::create_dir_all(run.join("checkpoint-10")).unwrap();
+            std::fs::write(run.join("checkpoint-10/model.safetensors"), "weights").unwrap();
+            assert_eq!(evidence(p).await.unwrap(), before, "{name}: a file no reader reads");
+            std::fs::write(run.join(changed), new).unwrap();
+            assert_ne!(evidence(p).await.unwrap(), before, "{name}: {changed} changed");
+        }
     }
 
     #[test]

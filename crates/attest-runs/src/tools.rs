@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use attest_core::budget::rows as cap;
 use attest_core::text::{clip, fmt_g, plural};
-use attest_core::{Answer, Bounded, Catalogue, Config, Fault, Hints, Outcome, Ref, Stop, Tool, ToolSpec};
+use attest_core::{Answer, Catalogue, Config, Fault, Hints, Next, Outcome, Ref, RowLimit, Stop, Tool, ToolSpec};
 use attest_store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -27,8 +28,9 @@ use crate::ledger::{
 };
 use crate::router;
 
-/// How many runs `runs.list` returns: 1 to 25, 10 by default.
-pub type ListLimit = Bounded<1, 25, 10>;
+/// How many runs `runs.list` returns: 1 to 25 for an agent (any number on the command
+/// line), 10 by default.
+pub type ListLimit = RowLimit<25, 10>;
 /// Most arms a comparison shows (best first).
 pub const MAX_ARMS: usize = 20;
 /// Most metric rows `runs.detail` shows.
@@ -106,11 +108,26 @@ fn fault(e: LedgerError) -> Result<Answer<Value>, Fault> {
 
 impl From<LedgerError> for Stop {
     /// A ledger refusal, or a file the user keeps that cannot be read, is theirs to act
-    /// on; anything else is an internal fault.
+    /// on; so is a busy, read-only, full or damaged database (`attest_store::stop`, the
+    /// one mapping every domain uses); anything else is an internal fault.
     fn from(e: LedgerError) -> Stop {
-        match fault(e) {
-            Ok(refusal) => Stop::from(refusal),
-            Err(f) => Stop::Fault(f),
+        match e {
+            LedgerError::Store(e) => attest_store::stop(e, None, "ledger database"),
+            e => match fault(e) {
+                Ok(refusal) => Stop::from(refusal),
+                Err(f) => Stop::Fault(f),
+            },
+        }
+    }
+}
+
+impl Context {
+    /// A ledger error as this tool's stop, naming the database file when the database
+    /// is what failed.
+    fn stop(&self, e: LedgerError) -> Stop {
+        match e {
+            LedgerError::Store(e) => attest_store::stop(e, self.ledger.store().path(), "ledger database"),
+            e => Stop::from(e),
         }
     }
 }
@@ -428,25 +445,28 @@ fn root_of(ctx: &Context) -> Result<&Path, LedgerError> {
 
 async fn scan(ctx: &Context, a: ScanArgs) -> Outcome {
     if !a.confirm {
-        return Ok(Answer::refuse(
-            "runs.scan replaces the ledger's rows for each project it reads (re-read from the files on disk, so nothing the files hold is lost). Call it again with confirm=true to go ahead.",
-        ));
+        let next = Next::again("runs.scan").with("confirm", true);
+        return Ok(Answer::refuse(format!(
+            "runs.scan replaces the ledger's rows for each project it reads (re-read from the files on disk, so nothing the files hold is lost). Call {} to go ahead.",
+            next.for_agent()
+        ))
+        .with_next(next));
     }
     let root = match (&a.root, &ctx.root) {
         (Some(r), Some(configured)) => {
-            let given = PathBuf::from(r);
-            let (c, g) = (configured.canonicalize(), given.canonicalize());
-            match (c, g) {
-                (Ok(c), Ok(g)) if g.starts_with(&c) => g,
-                (_, Err(_)) => {
+            // The one confinement check (links followed), shared with every tool.
+            use attest_claims::confine::{Refusal, existing};
+            match existing(configured, Some(Path::new(r))) {
+                Ok((_, g)) => g,
+                Err(Refusal::Outside { .. }) => {
                     return Ok(Answer::refuse(format!(
-                        "no such directory: {r} -- pass a directory inside the research root {}, or leave root out to scan the whole root",
+                        "{r} is outside the research root {}; scan inside it, or set RESEARCH_ROOT to the directory that holds your projects",
                         configured.display()
                     )));
                 }
-                _ => {
+                Err(_) => {
                     return Ok(Answer::refuse(format!(
-                        "{r} is outside the research root {}; scan inside it, or set RESEARCH_ROOT to the directory that holds your projects",
+                        "no such directory: {r} -- pass a directory inside the research root {}, or leave root out to scan the whole root",
                         configured.display()
                     )));
                 }
@@ -457,7 +477,7 @@ async fn scan(ctx: &Context, a: ScanArgs) -> Outcome {
         (None, None) => return Err(root_of(ctx).unwrap_err().into()),
     };
     let report = ctx.ledger.scan(&root, a.project.as_deref(), |_| std::ops::ControlFlow::Continue(())).await;
-    answer(report.map(scan_answer))
+    Ok(scan_answer(report.map_err(|e| ctx.stop(e))?).into_value())
 }
 
 /// The answer for a finished scan (shared with the CLI, which scans with a progress bar).
@@ -511,9 +531,12 @@ async fn list(ctx: &Context, a: ListArgs) -> Outcome {
     if got.total == 0 {
         let all = ctx.ledger.list(None, None, 1).await?;
         if all.total == 0 {
-            return Ok(Answer::refuse(
-                "the ledger is empty: no runs have been read yet. Call runs.scan with confirm=true to read the artifacts under your research root.",
-            ));
+            let next = Next::call("runs.scan").with("confirm", true);
+            return Ok(Answer::refuse(format!(
+                "the ledger is empty: no runs have been read yet. Call {} to read the artifacts under your research root.",
+                next.for_agent()
+            ))
+            .with_next(next));
         }
         let fams: Vec<String> = all.families.iter().map(|f| format!("{} ({})", f.family, f.project)).collect();
         return Ok(Answer::refuse(format!(
@@ -562,7 +585,7 @@ async fn list(ctx: &Context, a: ListArgs) -> Outcome {
 
 fn compare_answer(mut c: Comparison) -> Answer<Compared> {
     let n_arms = c.arms.len();
-    c.arms.truncate(MAX_ARMS);
+    c.arms.truncate(cap(MAX_ARMS));
     let better = match c.direction {
         Direction::LowerIsBetter => "lower is better",
         Direction::HigherIsBetter => "higher is better",
@@ -606,7 +629,7 @@ fn compare_answer(mut c: Comparison) -> Answer<Compared> {
         }
         None => format!("no arm of {} reports {}, so nothing was ranked", c.family, c.metric),
     };
-    if n_arms > MAX_ARMS {
+    if n_arms > cap(MAX_ARMS) {
         line.push_str(&format!(" (showing the best {MAX_ARMS})"));
     }
     let refs = c
@@ -637,11 +660,16 @@ async fn compare(ctx: &Context, a: CompareArgs) -> Outcome {
 /// The family a comparison without one means: the ledger's only family; otherwise a
 /// question back naming them.
 async fn only_family(ctx: &Context) -> Result<String, Stop> {
-    let fams = ctx.ledger.families(None).await.map_err(|e| Fault::new("listing families", e))?;
+    let fams = ctx.ledger.families(None).await.map_err(|e| ctx.stop(e))?;
     match fams.as_slice() {
-        [] => Err(Stop::refuse(
-            "no families in the ledger to compare: call runs.scan with confirm=true to read your results, then ask again.",
-        )),
+        [] => {
+            let next = Next::call("runs.scan").with("confirm", true);
+            Err(Stop::refuse(format!(
+                "no families in the ledger to compare: call {} to read your results, then ask again.",
+                next.for_agent()
+            ))
+            .with_next(next))
+        }
         [one] => Ok(one.family.clone()),
         _ => {
             let names: Vec<String> = fams.iter().take(8).map(|f| format!("{} ({} arms)", f.family, f.n)).collect();
@@ -665,9 +693,11 @@ async fn find_run(ctx: &Context, name: &str, project: Option<&str>) -> Result<(S
     let projects = ctx.ledger.projects_of_run(name, 6).await?;
     match projects.as_slice() {
         [] => Err(Stop::refuse(format!(
-            "no run named '{}' in the ledger; call runs.list to see the runs recorded (names look like kdalpha_75 or beam_search/b8)",
-            clip(name, 80)
-        ))),
+            "no run named '{}' in the ledger; call {} to see the runs recorded (names look like kdalpha_75 or beam_search/b8)",
+            clip(name, 80),
+            Next::call("runs.list").for_agent()
+        ))
+        .with_next(Next::call("runs.list"))),
         [one] => Ok((one.clone(), name.to_string())),
         several => Err(Stop::refuse(format!(
             "'{}' is a run in several projects ({}); pass project= to say which",
@@ -678,7 +708,7 @@ async fn find_run(ctx: &Context, name: &str, project: Option<&str>) -> Result<(S
 }
 
 fn cut_metrics(rows: Vec<MetricRow>) -> (Vec<MetricRow>, bool) {
-    if rows.len() <= MAX_METRIC_ROWS {
+    if rows.len() <= cap(MAX_METRIC_ROWS) {
         return (rows, false);
     }
     // Keep the last row (highest step) of each metric and split.
@@ -739,8 +769,9 @@ fn record_answer(o: RecordOutcome) -> Answer<Value> {
             let d: Vec<String> = o.declared.iter().map(|(m, d)| format!("{m} = {}", d.as_str())).collect();
             msg.push_str(&format!(", and declare {}", d.join(", ")));
         }
-        msg.push_str(". Call runs.record again with confirm=true to write them.");
-        return Answer::refuse(msg).with_options(vec!["runs.record".into()]);
+        let next = Next::again("runs.record").with("confirm", true);
+        msg.push_str(&format!(". Call {} to write them.", next.for_agent()));
+        return Answer::refuse(msg).with_options(vec!["runs.record".into()]).with_next(next);
     }
     let mut line = format!("wrote {}", plural(paths.len(), "file", "files"));
     if let Some(c) = &o.comparison
@@ -774,7 +805,7 @@ async fn record(ctx: &Context, a: RecordArgs) -> Outcome {
         root,
         confirm: a.confirm,
     };
-    Ok(record_answer(ctx.ledger.record(req).await?))
+    Ok(record_answer(ctx.ledger.record(req).await.map_err(|e| ctx.stop(e))?))
 }
 
 fn severity(v: Verdict) -> u8 {
@@ -815,7 +846,7 @@ async fn claims_check(ctx: &Context, a: ClaimsArgs) -> Outcome {
     if !problems.is_empty() {
         line.push_str(&format!(" -- {}", problems.join("; ")));
     }
-    if n_rows > MAX_CLAIM_ROWS {
+    if n_rows > cap(MAX_CLAIM_ROWS) {
         line.push_str(&format!(" ({} rows shown of {n_rows}; pass verdict= to see the rest)", MAX_CLAIM_ROWS));
     }
     let refs: Vec<Ref> = rows
@@ -824,10 +855,10 @@ async fn claims_check(ctx: &Context, a: ClaimsArgs) -> Outcome {
         .filter_map(|r| r.source_path.as_deref().map(|s| file_ref(format!("claim:{}:{}", r.file, r.line), s)))
         .take(5)
         .collect();
-    rows.truncate(MAX_CLAIM_ROWS);
+    rows.truncate(cap(MAX_CLAIM_ROWS));
     let n_malformed = report.malformed.len();
     let mut malformed = report.malformed;
-    malformed.truncate(MAX_MALFORMED);
+    malformed.truncate(cap(MAX_MALFORMED));
     let data = Checked {
         claims: report.claims,
         counts: report.counts,
@@ -851,11 +882,11 @@ async fn claims_coverage(ctx: &Context, a: CoverageArgs) -> Outcome {
         line.push_str(&format!("; uncovered: {}", first.join(", ")));
     }
     let n_uncovered = cov.uncovered.len();
-    if n_uncovered > MAX_UNCOVERED {
+    if n_uncovered > cap(MAX_UNCOVERED) {
         line.push_str(&format!(" ({MAX_UNCOVERED} shown of {n_uncovered})"));
     }
     let mut uncovered = cov.uncovered;
-    uncovered.truncate(MAX_UNCOVERED);
+    uncovered.truncate(cap(MAX_UNCOVERED));
     let data = Covered { numbers: cov.numbers, covered: cov.covered, uncovered, n_uncovered, files: cov.files };
     Ok(Answer::ok(line, data).into_value())
 }

@@ -94,6 +94,15 @@ async fn framework_layouts_scan_list_and_compare() {
             ],
         ),
         ("dvc", vec![("runs.list", json!({})), ("runs.compare", json!({"family": "train"}))]),
+        (
+            "keras-tensorboard",
+            vec![
+                ("runs.list", json!({})),
+                ("runs.compare", json!({"family": "fit"})),
+                ("runs.compare", json!({"family": "fit", "metric": "val_loss"})),
+                ("runs.detail", json!({"name": "logs/fit/dropout0.5"})),
+            ],
+        ),
     ];
     for (layout, calls) in cases {
         let root = fixtures().join("frameworks").join(layout);

@@ -151,6 +151,42 @@ async fn ids_survive_rescans_and_vanished_runs_go() {
     assert_eq!(hash::evidence(&a1.source_path).await, before);
 }
 
+/// A rescan rewrites only the metric rows of runs whose rows changed (by the digest
+/// stored with each run); a run with no digest (written before it existed) or with
+/// rows that no longer match is rewritten.
+#[tokio::test]
+async fn rescans_rewrite_only_changed_curves() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join("p/results/sw_a.json"), r#"[{"step": 1, "wer": 0.3}, {"step": 2, "wer": 0.2}]"#);
+    write(&root.join("p/results/sw_b.json"), r#"{"wer": 0.2}"#);
+    let l = ledger().await;
+    scan(&l, root).await;
+    let rowids = |run: &'static str| {
+        let l = l.clone();
+        async move {
+            let sql = format!(
+                "SELECT group_concat(m.rowid) FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.name = '{run}'"
+            );
+            sqlx::query(&sql).fetch_one(l.store().pool()).await.unwrap().get::<Option<String>, _>(0).unwrap()
+        }
+    };
+    let a1 = rowids("sw_a").await;
+    write(&root.join("p/results/sw_b.json"), r#"{"wer": 0.25}"#);
+    scan(&l, root).await;
+    assert_eq!(rowids("sw_a").await, a1, "an unchanged curve is not rewritten");
+    assert_eq!(l.detail("p", "sw_b").await.unwrap().metrics[0].value, 0.25, "a changed run is");
+    // A run whose stored digest is unknown, or whose rows were changed behind the
+    // ledger's back, is rewritten from the files.
+    sqlx::query("UPDATE runs SET metrics_digest = NULL WHERE name = 'sw_a'").execute(l.store().pool()).await.unwrap();
+    sqlx::query("DELETE FROM run_metrics WHERE run_id = (SELECT id FROM runs WHERE name = 'sw_a')")
+        .execute(l.store().pool())
+        .await
+        .unwrap();
+    scan(&l, root).await;
+    assert_eq!(l.detail("p", "sw_a").await.unwrap().metrics.len(), 2);
+}
+
 #[tokio::test]
 async fn a_failed_scan_leaves_the_previous_rows_intact() {
     let dir = tempfile::tempdir().unwrap();

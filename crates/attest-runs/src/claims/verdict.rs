@@ -553,12 +553,17 @@ async fn judge(
         .map_or(source_path.clone(), |f| f.to_string_lossy().into_owned());
     if diff > tol {
         row.verdict = Verdict::Contradicted;
+        // The tolerance is worth stating only when the claim set one (tol=); without
+        // it the claim asks for the recorded value itself.
+        let allowed = match claim.tol {
+            Some(_) => format!("; tolerance {}", fmt_g(tol)),
+            None => String::new(),
+        };
         let mut msg = format!(
-            "the draft says {} but run {name} records {}{wh} (off by {}; tolerance {})",
+            "the draft says {} but run {name} records {}{wh} (off by {}{allowed})",
             claim.written,
             fmt_g(actual),
             fmt_g(diff),
-            fmt_g(tol)
         );
         if let Some((d, half)) = rounding_of(&claim.written)
             && diff <= half * (1.0 + 1e-9)

@@ -119,9 +119,10 @@ pub fn lightning(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut
         } else {
             None
         };
-        let mut rec = Record::new(name, logger.or(Some(version)), abs(&f));
+        // The evidence is the version directory: metrics.csv and hparams.yaml.
+        let mut rec = Record::new(name, logger.or(Some(version)), abs(dir));
         rec.adapter = Adapter::Lightning;
-        rec.source_hash = Some(hash::of_bytes(&bytes));
+        rec.source_hash = hash::files(dir, &hash::run_dir_files(dir));
         rec.config = config;
         rec.metrics = metrics;
         d.claim(seen, project, dir, rec);

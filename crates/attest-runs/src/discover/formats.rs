@@ -22,6 +22,8 @@ pub enum ReadError {
     TooLarge(u64),
     /// The operating system refused.
     Io(String),
+    /// A symbolic link, which a scan does not follow.
+    Link,
     /// Not parseable in its format.
     Malformed(String),
 }
@@ -36,13 +38,19 @@ impl std::fmt::Display for ReadError {
                 MAX_FILE_BYTES / 1_048_576
             ),
             ReadError::Io(e) => write!(f, "cannot be read: {e}"),
+            ReadError::Link => f.write_str(
+                "not read: a symbolic link; a scan follows no links, so it never reads outside the research root (copy the file in instead)",
+            ),
             ReadError::Malformed(e) => write!(f, "not parseable: {e}"),
         }
     }
 }
 
-/// Read a whole file, refusing it unread when it is over the cap.
+/// Read a whole file, refusing it unread when it is over the cap or a symbolic link.
 pub fn read_capped(path: &Path) -> Result<Vec<u8>, ReadError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(ReadError::Link);
+    }
     let meta = std::fs::metadata(path).map_err(|e| ReadError::Io(e.to_string()))?;
     if meta.len() > MAX_FILE_BYTES {
         return Err(ReadError::TooLarge(meta.len()));

@@ -62,7 +62,7 @@ fn keras_log_header(f: &Path) -> bool {
 fn read_or_note(project: &Path, f: &Path, d: &mut Discovery) -> Option<Vec<u8>> {
     match formats::read_capped(f) {
         Ok(b) => Some(b),
-        Err(e @ ReadError::TooLarge(_)) | Err(e @ ReadError::Io(_)) | Err(e @ ReadError::Malformed(_)) => {
+        Err(e @ (ReadError::TooLarge(_) | ReadError::Io(_) | ReadError::Malformed(_) | ReadError::Link)) => {
             d.note(project, f, e.to_string());
             None
         }

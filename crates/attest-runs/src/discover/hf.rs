@@ -168,7 +168,7 @@ fn read_run(project: &Path, dir: &Path, d: &mut Discovery, seen: &mut HashSet<St
     for (k, v) in variant_config(&dname) {
         config.entry(k).or_insert(v);
     }
-    let Some((source, bytes)) = primary else {
+    let Some((source, _)) = primary else {
         d.note(
             project,
             dir,
@@ -192,9 +192,10 @@ fn read_run(project: &Path, dir: &Path, d: &mut Discovery, seen: &mut HashSet<St
         dname.clone()
     };
     let family = family_of_dir(&dname, parent.as_deref().or(rel_parent.as_deref()));
-    let mut rec = Record::new(name, family, abs(&source));
+    // The evidence is the output directory: every file the run was read from.
+    let mut rec = Record::new(name, family, abs(dir));
     rec.adapter = Adapter::HfTrainer;
-    rec.source_hash = Some(hash::of_bytes(&bytes));
+    rec.source_hash = hash::files(dir, &hash::run_dir_files(dir));
     rec.config = (!config.is_empty()).then_some(Value::Object(config));
     rec.notes = (!notes.is_empty()).then(|| notes.join("; "));
     rec.metrics = ex.metrics;

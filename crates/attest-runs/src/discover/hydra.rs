@@ -96,7 +96,7 @@ pub fn runs(project: &Path, dirs: &[PathBuf], orphans: &[PathBuf], d: &mut Disco
             .unwrap_or_else(|| "hydra".into());
         let mut metrics: Vec<Metric> = Vec::new();
         let mut dropped = Vec::new();
-        let mut source: Option<(PathBuf, Vec<u8>)> = None;
+        let mut read_any = false;
         for f in sorted_entries(dir).into_iter().filter(|f| f.is_file()) {
             let sfx = suffix(&f);
             if !matches!(sfx.as_str(), "json" | "jsonl" | "csv") {
@@ -141,18 +141,17 @@ pub fn runs(project: &Path, dirs: &[PathBuf], orphans: &[PathBuf], d: &mut Disco
             }
             metrics.extend(ex.metrics);
             dropped.extend(ex.dropped);
-            if source.is_none() {
-                source = Some((f.clone(), bytes));
-            }
+            read_any = true;
         }
         let metrics = super::payload::dedup(metrics);
-        let Some((src, bytes)) = source.filter(|_| !metrics.is_empty()) else {
+        if !read_any || metrics.is_empty() {
             d.note(project, dir, "skipped: the Hydra job wrote no result file with a number in it (JSON, JSON Lines or a CSV log in its directory)");
             continue;
-        };
-        let mut rec = Record::new(job_name(project, dir), Some(job), abs(&src));
+        }
+        // The evidence is the job directory: .hydra/'s files and its own results.
+        let mut rec = Record::new(job_name(project, dir), Some(job), abs(dir));
         rec.adapter = Adapter::Hydra;
-        rec.source_hash = Some(hash::of_bytes(&bytes));
+        rec.source_hash = hash::files(dir, &hash::run_dir_files(dir));
         rec.config = Some(Value::Object(config));
         if !overrides.is_empty() {
             let o: Vec<String> = overrides

@@ -290,12 +290,18 @@ impl Discovery {
     }
 }
 
-/// Sorted entries of a directory (hidden ones skipped); empty when it cannot be read.
+/// Sorted entries of a directory (hidden ones skipped, and links to directories: a
+/// scan follows no links, so it never reads outside the research root; a link to a
+/// file stays listed, and reading it is refused with a reason,
+/// [`formats::read_capped`]); empty when it cannot be read.
 pub(crate) fn sorted_entries(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut v: Vec<std::path::PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => {
-            rd.flatten().filter(|e| !e.file_name().to_string_lossy().starts_with('.')).map(|e| e.path()).collect()
-        }
+        Ok(rd) => rd
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .filter(|e| !(e.file_type().is_ok_and(|t| t.is_symlink()) && e.path().is_dir()))
+            .map(|e| e.path())
+            .collect(),
         Err(_) => Vec::new(),
     };
     v.sort();

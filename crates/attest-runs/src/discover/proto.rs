@@ -89,6 +89,114 @@ pub struct WandbRun {
     pub display_name: String,
 }
 
+/// One field of a protobuf message, borrowed from the bytes it was read from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Field<'a> {
+    /// A varint (wire type 0).
+    Varint(u64),
+    /// Eight little-endian bytes (wire type 1).
+    Fixed64([u8; 8]),
+    /// A length-delimited payload (wire type 2): a string, bytes, a message or a
+    /// packed repeated field.
+    Bytes(&'a [u8]),
+    /// Four little-endian bytes (wire type 5).
+    Fixed32([u8; 4]),
+}
+
+/// The fields of one message, in wire order, without copying or allocating (prost's
+/// varint decoding; the event files hold millions of scalars, and decoding each into
+/// owned messages was most of a TensorBoard scan). Stops at the first malformed field.
+pub fn fields(mut b: &[u8]) -> impl Iterator<Item = (u32, Field<'_>)> {
+    std::iter::from_fn(move || {
+        if b.is_empty() {
+            return None;
+        }
+        let key = prost::encoding::decode_varint(&mut b).ok()?;
+        let number = u32::try_from(key >> 3).ok()?;
+        let field = match key & 7 {
+            0 => Field::Varint(prost::encoding::decode_varint(&mut b).ok()?),
+            1 => {
+                let (head, rest) = b.split_first_chunk::<8>()?;
+                b = rest;
+                Field::Fixed64(*head)
+            }
+            2 => {
+                let len = usize::try_from(prost::encoding::decode_varint(&mut b).ok()?).ok()?;
+                let (head, rest) = b.split_at_checked(len)?;
+                b = rest;
+                Field::Bytes(head)
+            }
+            5 => {
+                let (head, rest) = b.split_first_chunk::<4>()?;
+                b = rest;
+                Field::Fixed32(*head)
+            }
+            _ => return None,
+        };
+        Some((number, field))
+    })
+}
+
+/// The scalars of one serialized `Event`: its step, and each summary value's tag
+/// (raw bytes) and number, pushed to `out`. Values that are not scalars (images,
+/// histograms, audio, text tensors) are skipped unread.
+pub fn event_scalars<'a>(event: &'a [u8], out: &mut Vec<(&'a [u8], f64)>) -> i64 {
+    let mut step = 0i64;
+    for (number, field) in fields(event) {
+        match (number, field) {
+            (2, Field::Varint(v)) => step = v as i64,
+            (5, Field::Bytes(summary)) => {
+                for (n, f) in fields(summary) {
+                    if let (1, Field::Bytes(value)) = (n, f)
+                        && let Some(s) = value_scalar(value)
+                    {
+                        out.push(s);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    step
+}
+
+/// A `Summary.Value`'s tag and scalar: `simple_value`, else a float or double tensor's
+/// first value.
+fn value_scalar(value: &[u8]) -> Option<(&[u8], f64)> {
+    let (mut tag, mut simple, mut tensor) = (None, None, None);
+    for (n, f) in fields(value) {
+        match (n, f) {
+            (1, Field::Bytes(t)) => tag = Some(t),
+            (2, Field::Fixed32(b)) => simple = Some(f64::from(f32::from_le_bytes(b))),
+            (8, Field::Bytes(t)) => tensor = Some(t),
+            _ => {}
+        }
+    }
+    Some((tag?, simple.or_else(|| tensor.and_then(tensor_scalar))?))
+}
+
+/// A `TensorProto`'s first value when it is a float (`dtype` 1) or a double (2):
+/// from `float_val`/`double_val` (packed or not), else `tensor_content`.
+fn tensor_scalar(t: &[u8]) -> Option<f64> {
+    let (mut dtype, mut content, mut float, mut double) = (0u64, None, None, None);
+    for (n, f) in fields(t) {
+        match (n, f) {
+            (1, Field::Varint(d)) => dtype = d,
+            (4, Field::Bytes(c)) => content = Some(c),
+            (5, Field::Fixed32(b)) => float = float.or(Some(f32::from_le_bytes(b))),
+            (5, Field::Bytes(p)) => float = float.or_else(|| Some(f32::from_le_bytes(*p.first_chunk::<4>()?))),
+            (6, Field::Fixed64(b)) => double = double.or(Some(f64::from_le_bytes(b))),
+            (6, Field::Bytes(p)) => double = double.or_else(|| Some(f64::from_le_bytes(*p.first_chunk::<8>()?))),
+            _ => {}
+        }
+    }
+    match dtype {
+        1 => float.or_else(|| Some(f32::from_le_bytes(*content?.first_chunk::<4>()?))).map(f64::from),
+        2 => double.or_else(|| Some(f64::from_le_bytes(*content?.first_chunk::<8>()?))),
+        _ => None,
+    }
+}
+
 /// TFRecord's masked CRC-32C of `data`.
 pub fn masked_crc(data: &[u8]) -> u32 {
     crc32c::crc32c(data).rotate_right(15).wrapping_add(0xa282_ead8)
@@ -111,6 +219,35 @@ mod tests {
         assert_eq!(back, e);
         let t = TensorProto { dtype: 2, tensor_content: 0.25f64.to_le_bytes().to_vec(), ..Default::default() };
         assert_eq!(t.scalar(), Some(0.25));
+        // The borrowed reader agrees with prost on every way a scalar is written.
+        let tensors = [
+            t.clone(),
+            TensorProto { dtype: 1, float_val: vec![1.5], ..Default::default() },
+            TensorProto { dtype: 2, double_val: vec![-2.25, 9.0], ..Default::default() },
+            TensorProto { dtype: 1, tensor_content: 3.5f32.to_le_bytes().to_vec(), ..Default::default() },
+            TensorProto { dtype: 7, tensor_content: b"text".to_vec(), ..Default::default() },
+        ];
+        for t in tensors {
+            let e = Event {
+                step: 42,
+                summary: Some(Summary {
+                    value: vec![
+                        SummaryValue { tag: "a/b".into(), simple_value: None, tensor: Some(t.clone()) },
+                        SummaryValue { tag: "s".into(), simple_value: Some(0.5), tensor: None },
+                    ],
+                }),
+            };
+            let bytes = e.encode_to_vec();
+            let mut got = Vec::new();
+            assert_eq!(event_scalars(&bytes, &mut got), 42);
+            let mut want: Vec<(&[u8], f64)> = t.scalar().map(|x| (&b"a/b"[..], x)).into_iter().collect();
+            want.push((b"s", 0.5));
+            assert_eq!(got, want, "{t:?}");
+        }
+        // A cut message yields what came before the cut, and never panics.
+        let bytes = Event { step: 3, summary: None }.encode_to_vec();
+        let mut got = Vec::new();
+        assert_eq!(event_scalars(&bytes[..1], &mut got), 0);
         assert_eq!(crc32c::crc32c(b"123456789"), 0xE306_9283);
     }
 }

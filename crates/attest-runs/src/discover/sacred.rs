@@ -46,7 +46,7 @@ fn push(out: &mut Vec<Metric>, metric: String, value: f64, step: Option<i64>) {
 /// Read every Sacred run directory found by the walk.
 pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut HashSet<String>) {
     for dir in dirs {
-        let Ok((run_bytes, run)) = read_obj(project, &dir.join("run.json"), d) else {
+        let Ok((_, run)) = read_obj(project, &dir.join("run.json"), d) else {
             d.note(
                 project,
                 dir,
@@ -63,9 +63,8 @@ pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut Hash
             .unwrap_or_else(|| "sacred".into());
         let mut metrics = Vec::new();
         let mpath = dir.join("metrics.json");
-        let mut source = (dir.join("run.json"), run_bytes);
         if mpath.is_file()
-            && let Ok((bytes, m)) = read_obj(project, &mpath, d)
+            && let Ok((_, m)) = read_obj(project, &mpath, d)
         {
             for (key, series) in &m {
                 let steps = series.get("steps").and_then(Value::as_array);
@@ -77,7 +76,6 @@ pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut Hash
                     }
                 }
             }
-            source = (mpath, bytes);
         }
         match run.get("result") {
             Some(Value::Number(n)) => {
@@ -105,9 +103,10 @@ pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut Hash
             Ok((_, c)) => Some(Value::Object(c)),
             Err(()) => None,
         };
-        let mut rec = Record::new(format!("{experiment}/{id}"), Some(experiment), abs(&source.0));
+        // The evidence is the run directory: run.json, config.json, metrics.json.
+        let mut rec = Record::new(format!("{experiment}/{id}"), Some(experiment), abs(dir));
         rec.adapter = Adapter::Sacred;
-        rec.source_hash = Some(hash::of_bytes(&source.1));
+        rec.source_hash = hash::files(dir, &hash::run_dir_files(dir));
         rec.started = run.get("start_time").and_then(Value::as_str).map(str::to_string);
         rec.config = config;
         if status != "COMPLETED" {

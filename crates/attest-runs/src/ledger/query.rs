@@ -127,7 +127,7 @@ impl Ledger {
         family: Option<&str>,
         limit: usize,
     ) -> Result<RunList, LedgerError> {
-        let limit = limit.clamp(1, 1000) as i64;
+        let limit = i64::try_from(limit.max(1)).unwrap_or(i64::MAX);
         let filter = "($1 IS NULL OR project = $1) AND ($2 IS NULL OR family = $2)";
         let cols = "id, project, name, family, status, adapter, started, source_path";
         let sql = if project.is_none() && family.is_none() {
@@ -160,7 +160,7 @@ impl Ledger {
             .get(0);
         let fams = self.family_counts(project, family).await?;
         let n_families = fams.len() as i64;
-        Ok(RunList { runs, total, families: fams.into_iter().take(8).collect(), n_families })
+        Ok(RunList { runs, total, families: fams.into_iter().take(attest_core::budget::rows(8)).collect(), n_families })
     }
 
     async fn family_counts(
@@ -181,7 +181,8 @@ impl Ledger {
             let (project, family): (String, String) = (r.get(0), r.get(1));
             // Described for the families a caller shows (the first eight); the rest
             // only need their counts.
-            let grouped_by = if out.len() < 8 { self.grouping(&project, &family).await? } else { String::new() };
+            let described = out.len() < attest_core::budget::rows(8);
+            let grouped_by = if described { self.grouping(&project, &family).await? } else { String::new() };
             out.push(FamilyCount { project, family, n: r.get(2), grouped_by });
         }
         Ok(out)

@@ -91,7 +91,10 @@ impl Ledger {
             ));
         }
         let dirs = Directions::load(self.opts.metric_directions.as_deref(), Some(&req.root))?;
-        let results = req.root.join(&req.project).join("results");
+        // Where the files go, held inside the root with every link followed: a project
+        // directory that is a link out of the root is refused, not written through.
+        let results = attest_claims::confine::to_create(&req.root, &Path::new(&req.project).join("results"))
+            .map_err(|r| LedgerError::refused(format!("cannot record into project '{}': {r}", req.project)))?;
         let mut files = Vec::new();
         let mut undeclared: Vec<String> = Vec::new();
         let mut declared: Vec<(String, Direction)> = Vec::new();
@@ -193,13 +196,44 @@ impl Ledger {
                 compare_refusal: None,
             });
         }
-        std::fs::create_dir_all(&results).map_err(|source| LedgerError::Io { path: results.clone(), source })?;
+        // Files and ledger rows are one unit: until the scan that records them has
+        // committed, everything written here is undone on failure (the new files
+        // removed, the directions file put back, directories this call made removed),
+        // so the same call can simply be retried.
+        let made_dirs: Vec<PathBuf> = {
+            let mut v = Vec::new();
+            let mut d = results.as_path();
+            while !d.exists() {
+                v.push(d.to_path_buf());
+                match d.parent() {
+                    Some(p) => d = p,
+                    None => break,
+                }
+            }
+            v
+        };
+        let directions_target = dirs.declare_in().map(Path::to_path_buf);
+        let directions_before = directions_target.as_deref().and_then(|t| std::fs::read_to_string(t).ok());
         let mut written: Vec<PathBuf> = Vec::new();
-        let undo = |written: &[PathBuf]| {
+        let mut wrote_directions = false;
+        let undo = |written: &[PathBuf], wrote_directions: bool| {
             for w in written {
                 let _ = std::fs::remove_file(w);
             }
+            if wrote_directions && let Some(t) = &directions_target {
+                let _ = match &directions_before {
+                    Some(text) => std::fs::write(t, text),
+                    None => std::fs::remove_file(t),
+                };
+            }
+            for d in &made_dirs {
+                let _ = std::fs::remove_dir(d);
+            }
         };
+        if let Err(source) = std::fs::create_dir_all(&results) {
+            undo(&written, false);
+            return Err(LedgerError::Io { path: results.clone(), source });
+        }
         for f in &files {
             let p = PathBuf::from(&f.path);
             let res = std::fs::OpenOptions::new().write(true).create_new(true).open(&p).and_then(|mut h| {
@@ -207,30 +241,34 @@ impl Ledger {
                 h.write_all(f.content.as_bytes())
             });
             if let Err(source) = res {
-                undo(&written);
+                undo(&written, false);
                 return Err(LedgerError::Io { path: p, source });
             }
             written.push(p);
         }
         if !declared.is_empty() {
-            let Some(target) = dirs.declare_in().map(Path::to_path_buf) else {
-                undo(&written);
+            let Some(target) = directions_target.clone() else {
+                undo(&written, false);
                 return Err(LedgerError::refused(
                     "no file to declare directions in: set ATTEST_METRIC_DIRECTIONS or pass a research root",
                 ));
             };
-            let existing = std::fs::read_to_string(&target).ok();
-            let text = direction::with_declarations(existing.as_deref(), &declared);
+            let text = direction::with_declarations(directions_before.as_deref(), &declared);
+            wrote_directions = true;
             if let Err(source) = std::fs::write(&target, text) {
-                undo(&written);
+                undo(&written, wrote_directions);
                 return Err(LedgerError::Io { path: target, source });
             }
         }
-        self.scan(&req.root, Some(&req.project), |_| ControlFlow::Continue(())).await?;
+        if let Err(e) = self.scan(&req.root, Some(&req.project), |_| ControlFlow::Continue(())).await {
+            undo(&written, wrote_directions);
+            return Err(e);
+        }
+        // The files and their rows are committed: a comparison that fails now is said,
+        // never turned into a failure the caller would retry (and be refused).
         let (comparison, compare_refusal) = match self.compare(family, None, Some(&req.project)).await {
             Ok(c) => (Some(c), None),
-            Err(LedgerError::Refused(m)) => (None, Some(m)),
-            Err(e) => return Err(e),
+            Err(e) => (None, Some(e.to_string())),
         };
         Ok(RecordOutcome { written: true, files, declared, directions_file, comparison, compare_refusal })
     }

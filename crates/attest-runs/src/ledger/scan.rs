@@ -96,7 +96,7 @@ impl ScanReport {
     }
 }
 
-const RUN_BINDS: usize = 13;
+const RUN_BINDS: usize = 14;
 const METRIC_BINDS: usize = 5;
 const MAX_BINDS: usize = 30_000;
 
@@ -109,7 +109,38 @@ fn now_rfc3339() -> String {
 }
 
 fn non_hidden_subdirs(root: &Path) -> Vec<PathBuf> {
-    discover::sorted_entries(root).into_iter().filter(|p| p.is_dir()).collect()
+    projects_of(root).0
+}
+
+/// The root's projects: its non-hidden subdirectories, and links to directories that
+/// stay inside the root ([`attest_claims::confine`]); then, apart, the links to
+/// directories that lead out of it, which a scan reports and never reads.
+fn projects_of(root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let (mut inside, mut outside) = (Vec::new(), Vec::new());
+    let Ok(rd) = std::fs::read_dir(root) else { return (inside, outside) };
+    let root_c = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    for e in rd.flatten() {
+        if e.file_name().to_string_lossy().starts_with('.') || !e.path().is_dir() {
+            continue;
+        }
+        let link = e.file_type().is_ok_and(|t| t.is_symlink());
+        if !link || attest_claims::confine::inside(&root_c, &e.path()) {
+            inside.push(e.path());
+        } else {
+            outside.push(e.path());
+        }
+    }
+    inside.sort();
+    outside.sort();
+    (inside, outside)
+}
+
+/// Why a project that is a link out of the root was not read.
+fn outside_diagnostic(dir: &Path) -> String {
+    let to = dir.canonicalize().map(|p| p.display().to_string()).unwrap_or_else(|_| "nowhere".into());
+    format!(
+        "not read: it is a symbolic link to {to}, outside the research root, and a scan reads only inside the root; move or copy the project into the root, or scan with that directory as the root"
+    )
 }
 
 impl Ledger {
@@ -132,9 +163,14 @@ impl Ledger {
         let root_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
         // (name, dir, is_fallback)
         let mut candidates: Vec<(String, PathBuf, bool)> = Vec::new();
+        // Projects that are links out of the root: reported, never read or written.
+        let mut outside: Vec<(String, EmptyProject)> = Vec::new();
         match project {
             Some(p) => {
                 let dir = root.join(p);
+                if is_plain_name(p) && dir.is_dir() && !projects_of(&root).0.contains(&dir) {
+                    return Err(LedgerError::refused(format!("project '{p}' {}", outside_diagnostic(&dir))));
+                }
                 if !is_plain_name(p) || !dir.is_dir() {
                     let have: Vec<String> = non_hidden_subdirs(&root)
                         .iter()
@@ -150,7 +186,15 @@ impl Ledger {
             }
             None => {
                 candidates.push((root_name.clone(), root.clone(), true));
-                for d in non_hidden_subdirs(&root) {
+                let (projects, links_out) = projects_of(&root);
+                for d in links_out {
+                    let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    outside.push((
+                        name.clone(),
+                        EmptyProject { project: name, diagnostic: outside_diagnostic(&d), notes: Vec::new() },
+                    ));
+                }
+                for d in projects {
                     let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                     candidates.push((name, d, false));
                 }
@@ -263,6 +307,8 @@ impl Ledger {
             .await?;
             empty_out.push(e);
         }
+        // Links out of the root: said, and their ledger rows left as they were.
+        empty_out.extend(outside.into_iter().map(|(_, e)| e));
         for (info, contested) in registry.into_entries() {
             sqlx::query(
                 "INSERT INTO corpora (name, source, config, tokenizer, vocab_size, seq_len, contested) VALUES ($1, $2, $3, $4, $5, $6, $7) \
@@ -328,7 +374,29 @@ impl Ledger {
     }
 }
 
-/// Replace one project's rows; returns how many runs vanished.
+/// The digest of a run's metric rows in order (name, value bits, step, split), stored
+/// with the run so a rescan rewrites only runs whose rows changed.
+fn metrics_digest(metrics: &[Metric]) -> String {
+    let mut buf: Vec<u8> = Vec::with_capacity(metrics.len() * 40);
+    for m in metrics {
+        buf.extend_from_slice(m.metric.as_bytes());
+        buf.push(0);
+        buf.extend_from_slice(&m.value.to_bits().to_le_bytes());
+        match m.step {
+            Some(s) => {
+                buf.push(1);
+                buf.extend_from_slice(&s.to_le_bytes());
+            }
+            None => buf.push(0),
+        }
+        buf.extend_from_slice(m.split.as_deref().unwrap_or("").as_bytes());
+        buf.push(0xff);
+    }
+    crate::hash::of_bytes(&buf)
+}
+
+/// Replace one project's rows; returns how many runs vanished. A run's metric rows
+/// are rewritten only when their digest differs from the stored one.
 async fn write_project(
     tx: &mut sqlx::Transaction<'_, Db>,
     project: &str,
@@ -343,12 +411,22 @@ async fn write_project(
         .execute(&mut **tx)
         .await?
         .rows_affected() as usize;
+    // What each run's metric rows were when last written: unchanged runs keep theirs.
+    let before: HashMap<String, Option<String>> =
+        sqlx::query("SELECT name, metrics_digest FROM runs WHERE project = $1")
+            .bind(project)
+            .fetch_all(&mut **tx)
+            .await?
+            .into_iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+    let digests: Vec<String> = records.iter().map(|r| metrics_digest(&r.metrics)).collect();
     let per = MAX_BINDS / RUN_BINDS;
-    for (chunk, corp) in records.chunks(per).zip(corpora.chunks(per)) {
+    for ((chunk, corp), dig) in records.chunks(per).zip(corpora.chunks(per)).zip(digests.chunks(per)) {
         let mut qb = QueryBuilder::<Db>::new(
-            "INSERT INTO runs (project, name, family, status, adapter, started, source_path, source_hash, config_json, notes, corpus, caveats, scanned_at) ",
+            "INSERT INTO runs (project, name, family, status, adapter, started, source_path, source_hash, config_json, notes, corpus, caveats, scanned_at, metrics_digest) ",
         );
-        qb.push_values(chunk.iter().zip(corp), |mut b, (r, c)| {
+        qb.push_values(chunk.iter().zip(corp).zip(dig), |mut b, ((r, c), d)| {
             b.push_bind(project)
                 .push_bind(r.name.clone())
                 .push_bind(r.family.clone())
@@ -361,12 +439,14 @@ async fn write_project(
                 .push_bind(r.notes.clone())
                 .push_bind(c.clone())
                 .push_bind((!r.caveats.is_empty()).then(|| serde_json::to_string(&r.caveats).unwrap_or_default()))
-                .push_bind(scanned_at.to_string());
+                .push_bind(scanned_at.to_string())
+                .push_bind(d.clone());
         });
         qb.push(
             " ON CONFLICT (project, name) DO UPDATE SET family = excluded.family, status = excluded.status, adapter = excluded.adapter, \
              started = excluded.started, source_path = excluded.source_path, source_hash = excluded.source_hash, config_json = excluded.config_json, \
-             notes = excluded.notes, corpus = excluded.corpus, caveats = excluded.caveats, scanned_at = excluded.scanned_at",
+             notes = excluded.notes, corpus = excluded.corpus, caveats = excluded.caveats, scanned_at = excluded.scanned_at, \
+             metrics_digest = excluded.metrics_digest",
         );
         qb.build().execute(&mut **tx).await?;
     }
@@ -377,15 +457,23 @@ async fn write_project(
         .into_iter()
         .map(|r| (r.get(0), r.get(1)))
         .collect();
-    sqlx::query("DELETE FROM run_metrics WHERE run_id IN (SELECT id FROM runs WHERE project = $1)")
-        .bind(project)
+    // Only runs whose rows changed (or are new) are rewritten.
+    let changed: Vec<(i64, &Record)> = records
+        .iter()
+        .zip(&digests)
+        .filter(|(r, d)| before.get(&r.name).is_none_or(|old| old.as_deref() != Some(d.as_str())))
+        .filter_map(|(r, _)| ids.get(&r.name).map(|id| (*id, r)))
+        .collect();
+    if changed.is_empty() {
+        return Ok(removed);
+    }
+    let changed_ids: Vec<i64> = changed.iter().map(|(id, _)| *id).collect();
+    sqlx::query("DELETE FROM run_metrics WHERE run_id IN (SELECT value FROM json_each($1))")
+        .bind(serde_json::to_string(&changed_ids).unwrap_or_default())
         .execute(&mut **tx)
         .await?;
-    let rows: Vec<(i64, &Metric)> = records
-        .iter()
-        .filter_map(|r| ids.get(&r.name).map(|id| (*id, r)))
-        .flat_map(|(id, r)| r.metrics.iter().map(move |m| (id, m)))
-        .collect();
+    let rows: Vec<(i64, &Metric)> =
+        changed.iter().flat_map(|(id, r)| r.metrics.iter().map(move |m| (*id, m))).collect();
     for chunk in rows.chunks(MAX_BINDS / METRIC_BINDS) {
         let mut qb = QueryBuilder::<Db>::new("INSERT INTO run_metrics (run_id, metric, value, step, split) ");
         qb.push_values(chunk, |mut b, (id, m)| {
