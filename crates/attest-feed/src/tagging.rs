@@ -47,21 +47,26 @@ async fn feed_tags(store: &FeedStore, item_id: i64) -> Result<Vec<String>> {
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
-/// Tag every item that no tagger has tagged yet with up to `max` keyphrases from its
-/// title and summary, mapped onto the archive's vocabulary. One transaction.
+/// Tag every item that no tagger has tagged yet with up to `max` concepts from its
+/// title and summary ([`attest_tags::batch_concepts`] over all of them as one batch),
+/// mapped onto the archive's vocabulary. One transaction.
 pub async fn tag_with_keyphrases(store: &FeedStore, max: usize) -> Result<TagReport> {
     let vocab = vocabulary(store).await?;
     let rows = sqlx::query(&format!("{NOT_TAGGER_TAGGED} ORDER BY id")).fetch_all(store.pool()).await?;
     let mut report = TagReport { candidates: rows.len(), ..TagReport::default() };
-    let mut planned: Vec<(i64, Vec<String>)> = Vec::with_capacity(rows.len());
+    let mut texts: Vec<(i64, String, String, Vec<String>)> = Vec::with_capacity(rows.len());
     for r in &rows {
         let (id, title, summary): (i64, String, String) = (r.get(0), r.get(1), r.get(2));
-        let own = feed_tags(store, id).await?;
-        let tags = attest_tags::item_keyphrases(&title, &summary, &own, &vocab, max.max(1));
-        if !tags.is_empty() {
-            planned.push((id, tags));
-        }
+        let own: Vec<String> = feed_tags(store, id).await?.iter().flat_map(|t| attest_tags::concept_tags(t)).collect();
+        texts.push((id, title, summary, own));
     }
+    // One batch: a phrase several of these items share is a concept even when the
+    // archive has not met it yet.
+    let batch: Vec<(&str, &str, &[String])> =
+        texts.iter().map(|(_, t, s, own)| (t.as_str(), s.as_str(), own.as_slice())).collect();
+    let tags = attest_tags::batch_concepts(&batch, &vocab, max.max(1));
+    let planned: Vec<(i64, Vec<String>)> =
+        texts.iter().zip(tags).filter(|(_, t)| !t.is_empty()).map(|((id, ..), t)| (*id, t)).collect();
     let mut tx = store.write_tx().await?;
     for (id, tags) in &planned {
         report.tagged += 1;
@@ -77,6 +82,66 @@ pub async fn tag_with_keyphrases(store: &FeedStore, max: usize) -> Result<TagRep
     }
     tx.commit().await?;
     Ok(report)
+}
+
+/// The highest item id so far (0 for an empty archive): items above it are new.
+pub async fn last_item_id(store: &FeedStore) -> Result<i64> {
+    let row = sqlx::query("SELECT coalesce(max(id), 0) FROM items").fetch_one(store.pool()).await?;
+    Ok(row.get(0))
+}
+
+/// Choose the concepts of every item added after `after_id` again, as one batch:
+/// ingest tags each feed's items as a batch, so a phrase two feeds of one run share
+/// recurs only when the run's items are seen together. The vocabulary is the
+/// archive's tags from before them (and every feed category), so an item's own
+/// first choice does not vouch for itself. The items' keyphrase tags are replaced in
+/// one transaction; chat tags and feed tags are never touched. Returns how many items
+/// were re-tagged.
+pub async fn retag_since(store: &FeedStore, after_id: i64, max: usize) -> Result<usize> {
+    let vocab_rows =
+        sqlx::query("SELECT DISTINCT tag FROM item_tags WHERE item_id <= $1 OR origin = 'feed' ORDER BY tag")
+            .bind(after_id)
+            .fetch_all(store.pool())
+            .await?;
+    let vocab =
+        attest_tags::vocabulary(vocab_rows.iter().map(|r| r.get::<String, _>(0)), attest_tags::Canon::builtin());
+    let rows = sqlx::query(
+        "SELECT id, title, summary FROM items i WHERE id > $1 AND NOT EXISTS \
+         (SELECT 1 FROM item_tags t WHERE t.item_id = i.id AND t.origin = 'chat') ORDER BY id",
+    )
+    .bind(after_id)
+    .fetch_all(store.pool())
+    .await?;
+    let own_rows =
+        sqlx::query("SELECT item_id, tag FROM item_tags WHERE item_id > $1 AND origin = 'feed' ORDER BY item_id, tag")
+            .bind(after_id)
+            .fetch_all(store.pool())
+            .await?;
+    let mut own: std::collections::HashMap<i64, Vec<String>> = std::collections::HashMap::new();
+    for r in &own_rows {
+        own.entry(r.get(0)).or_default().push(r.get(1));
+    }
+    let empty: Vec<String> = Vec::new();
+    let texts: Vec<(i64, String, String)> = rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+    let batch: Vec<(&str, &str, &[String])> =
+        texts.iter().map(|(id, t, s)| (t.as_str(), s.as_str(), own.get(id).unwrap_or(&empty).as_slice())).collect();
+    let tags = attest_tags::batch_concepts(&batch, &vocab, max.max(1));
+    let mut tx = store.write_tx().await?;
+    for ((id, ..), tags) in texts.iter().zip(&tags) {
+        sqlx::query("DELETE FROM item_tags WHERE item_id = $1 AND origin = 'keyphrase'")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        for t in tags {
+            sqlx::query("INSERT OR IGNORE INTO item_tags (item_id, tag, origin) VALUES ($1, $2, 'keyphrase')")
+                .bind(id)
+                .bind(t)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(texts.len())
 }
 
 // ---------------------------------------------------------------------------------

@@ -105,13 +105,13 @@ async fn text_is_cleaned_and_identifiers_found() {
     let tst = by_title(&s, "Transition-state geometries").await;
     assert_eq!(tst.title, "Transition-state geometries from a diffusion model conditioned on reactant and product");
     assert_eq!(tst.arxiv_id.as_deref(), Some("2610.10102"));
-    assert_eq!(feed_tags(&s, tst.id).await, vec!["physics.chem-ph".to_string()]);
+    assert_eq!(feed_tags(&s, tst.id).await, vec!["chemical-physics".to_string()], "arXiv codes become field names");
     assert_eq!(tst.published, "2026-10-19T04:00:00Z");
-    // New-style arXiv RSS: preamble gone, cross-list categories kept as tags.
+    // New-style arXiv RSS: preamble gone, cross-list categories kept as tags (by name).
     let zb = by_title(&s, "Pipeline-parallel schedules with zero bubbles").await;
     assert!(zb.summary.starts_with("Splitting the backward pass"), "{}", zb.summary);
     assert_eq!(zb.arxiv_id.as_deref(), Some("2610.20212"));
-    assert_eq!(feed_tags(&s, zb.id).await, vec!["cs.dc".to_string(), "cs.lg".into()]);
+    assert_eq!(feed_tags(&s, zb.id).await, vec!["distributed-computing".to_string(), "machine-learning".into()]);
     let replaced = by_title(&s, "Deterministic GPU training").await;
     assert!(replaced.summary.starts_with("Atomic additions"), "{}", replaced.summary);
     // Atom: a blog post about a paper (linked as `related`) is its own item...

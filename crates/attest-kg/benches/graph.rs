@@ -60,6 +60,22 @@ fn benches(c: &mut Criterion) {
     group.bench_function("central_degree", |b| b.iter(|| g.central(Metric::Degree, 10)));
     group.bench_function("central_betweenness", |b| b.iter(|| g.central(Metric::Betweenness, 10)));
     group.bench_function("communities", |b| b.iter(|| g.communities(3)));
+    // feed.digest's grouping: the graph of a window of 2,000 unread items (their tags,
+    // one shared item joins two concepts), then each item to its community.
+    let window: Vec<(i64, String)> = a.iter().filter(|(i, _)| *i < 2_000).cloned().collect();
+    let mut items: Vec<(i64, Vec<String>)> = Vec::new();
+    for (i, t) in &window {
+        match items.last_mut() {
+            Some((j, tags)) if j == i => tags.push(t.clone()),
+            _ => items.push((*i, vec![t.clone()])),
+        }
+    }
+    group.bench_function("digest_topics_2000_items", |b| {
+        b.iter(|| {
+            let g = build(&window, Params { min_tag_uses: 2, min_edge_weight: 1, max_evidence: 1 });
+            g.group_items(&items, 2)
+        })
+    });
     group.finish();
 }
 

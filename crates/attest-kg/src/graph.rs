@@ -78,7 +78,7 @@ pub struct Graph {
     folds: HashMap<String, u32>,
     /// Per node: its name without hyphens, and the fold keys of its words.
     keys: Vec<(String, Vec<String>)>,
-    node_items: Vec<Vec<i64>>,
+    pub(crate) node_items: Vec<Vec<i64>>,
     /// Tags that were read but are not concepts (too few items, or no co-occurrence
     /// strong enough), by fold key: (name, items carrying it, the lowest item ids).
     minor: HashMap<String, (String, usize, Vec<i64>)>,
@@ -612,7 +612,7 @@ impl Graph {
         self.edge_between(a, b).map(|e| self.graph[e].weight)
     }
 
-    fn name(&self, i: u32) -> &str {
+    pub(crate) fn name(&self, i: u32) -> &str {
         &self.graph[NodeIndex::new(i as usize)]
     }
 
@@ -1080,6 +1080,80 @@ impl Graph {
 /// neighbouring community with the largest modularity gain when strictly better than
 /// staying (ties between other communities go to the smaller id). Returns community
 /// ids renumbered in order of first member.
+/// Items grouped by topic ([`Graph::group_items`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TopicGroup {
+    /// The topic's central concepts (at most 3): those most of its items carry, then
+    /// by neighbours, then by name.
+    pub concepts: Vec<String>,
+    /// Its items, in the order given.
+    pub items: Vec<i64>,
+}
+
+impl Graph {
+    /// The concept a stored tag stands for here, if it is one.
+    fn node_of(&self, tag: &str) -> Option<u32> {
+        let c = self.canon.canonical(tag);
+        self.names.get(&c).or_else(|| self.folds.get(&fold_key(&c))).copied()
+    }
+
+    /// Group items (each with its tags, in the order a reader should see them) by
+    /// community: an item joins the community holding most of its concepts (ties: the
+    /// one whose concept has the most neighbours, then the lower community). Groups come
+    /// in the order of their first item; a group of fewer than `min_items` items, and
+    /// items with no concept, are returned apart (in order), as "other".
+    pub fn group_items(&self, items: &[(i64, Vec<String>)], min_items: usize) -> (Vec<TopicGroup>, Vec<i64>) {
+        let (member, _) = self.louvain();
+        let mut order: Vec<u32> = Vec::new();
+        let mut groups: HashMap<u32, (Vec<i64>, Vec<Vec<u32>>)> = HashMap::new();
+        let mut other: Vec<(usize, i64)> = Vec::new();
+        for (pos, (id, tags)) in items.iter().enumerate() {
+            let mut nodes: Vec<u32> = tags.iter().filter_map(|t| self.node_of(t)).collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            let mut count: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+            for &n in &nodes {
+                let e = count.entry(member[n as usize]).or_default();
+                e.0 += 1;
+                e.1 = e.1.max(self.adj[n as usize].len());
+            }
+            let best = count.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(c, _)| *c);
+            match best {
+                Some(c) => {
+                    let g = groups.entry(c).or_insert_with(|| {
+                        order.push(c);
+                        (Vec::new(), Vec::new())
+                    });
+                    g.0.push(*id);
+                    g.1.push(nodes.into_iter().filter(|&n| member[n as usize] == c).collect());
+                }
+                None => other.push((pos, *id)),
+            }
+        }
+        let position: HashMap<i64, usize> = items.iter().enumerate().map(|(p, (id, _))| (*id, p)).collect();
+        let mut out = Vec::new();
+        for c in order {
+            let (ids, nodes) = groups.remove(&c).unwrap_or_default();
+            if ids.len() < min_items.max(1) {
+                other.extend(ids.iter().map(|id| (position[id], *id)));
+                continue;
+            }
+            let mut uses: BTreeMap<u32, usize> = BTreeMap::new();
+            for n in nodes.iter().flatten() {
+                *uses.entry(*n).or_default() += 1;
+            }
+            let mut central: Vec<(u32, usize)> = uses.into_iter().collect();
+            central.sort_by(|a, b| {
+                b.1.cmp(&a.1).then(self.adj[b.0 as usize].len().cmp(&self.adj[a.0 as usize].len())).then(a.0.cmp(&b.0))
+            });
+            let concepts = central.iter().take(3).map(|(n, _)| self.name(*n).to_string()).collect();
+            out.push(TopicGroup { concepts, items: ids });
+        }
+        other.sort_unstable();
+        (out, other.into_iter().map(|(_, id)| id).collect())
+    }
+}
+
 fn local_moving(adj: &[Vec<(u32, f64)>], self_loop: &[f64], m2: f64) -> Vec<u32> {
     const EPS: f64 = 1e-12;
     let n = adj.len();

@@ -99,7 +99,14 @@ impl Loaded {
     }
 }
 
-/// Read the archive's tags and derive the graph.
+/// Below this many tagged items, the default thresholds join two concepts on one
+/// shared item (`min_edge_weight` 1): a small archive rarely has two items sharing the
+/// same pair of concepts, and without it the graph keeps a handful of concepts.
+pub const SMALL_ARCHIVE: usize = 300;
+
+/// Read the archive's tags and derive the graph. With the default thresholds, an
+/// archive of fewer than [`SMALL_ARCHIVE`] tagged items joins concepts on one shared
+/// item (health and kg-report show the thresholds used).
 pub async fn load(store: &FeedStore, params: Params) -> Result<Loaded, FeedError> {
     let tags = store.item_tags().await?;
     let mut assignments: Vec<(i64, String)> = Vec::with_capacity(tags.len());
@@ -109,6 +116,11 @@ pub async fn load(store: &FeedStore, params: Params) -> Result<Loaded, FeedError
         }
     }
     let counts = store.archive_counts().await?;
+    let params = if params == Params::default() && counts.items.saturating_sub(counts.untagged) < SMALL_ARCHIVE as i64 {
+        Params { min_edge_weight: 1, ..params }
+    } else {
+        params
+    };
     let graph = crate::graph::build(&assignments, params);
     Ok(Loaded { graph, items: counts.items, untagged: counts.untagged })
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use attest_tags::{Vocabulary, item_keyphrases};
+use attest_tags::{Vocabulary, batch_concepts, item_keyphrases};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 const TITLE: &str = "Asymmetric hydrogenation of enamides with a chiral rhodium catalyst";
@@ -26,5 +26,33 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// A batch of 5,000 items the size of the ingest benchmark's (a 9-word title, a
+/// 50-word abstract), half of their words from real abstracts, half filler: the
+/// extraction and selection ingest runs per feed, on one core.
+fn bench_batch(c: &mut Criterion) {
+    let words: Vec<&str> = ABSTRACT.split_whitespace().chain(TITLE.split_whitespace()).collect();
+    let mut x: u64 = 7;
+    let mut next = || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) as usize
+    };
+    let mut text = |n: usize| -> String {
+        (0..n)
+            .map(|_| {
+                if next() % 2 == 0 { words[next() % words.len()].to_string() } else { format!("w{}x", next() % 20_000) }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let items: Vec<(String, String)> = (0..5_000).map(|_| (text(9), format!("{}. {}", text(30), text(20)))).collect();
+    let own: Vec<String> = vec!["cat1".into()];
+    let batch: Vec<(&str, &str, &[String])> =
+        items.iter().map(|(t, a)| (t.as_str(), a.as_str(), own.as_slice())).collect();
+    let mut g = c.benchmark_group("concepts");
+    g.sample_size(10).throughput(criterion::Throughput::Elements(batch.len() as u64));
+    g.bench_function("batch_5000_one_core", |b| b.iter(|| batch_concepts(&batch, &Vocabulary::default(), 6)));
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_batch);
 criterion_main!(benches);

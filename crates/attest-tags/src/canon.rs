@@ -93,6 +93,14 @@ impl Canon {
         self.fold.get(&fold_key(spelling)).is_some_and(|s| s == spelling)
     }
 
+    /// Every name the table prefers (alias targets and preferred spellings), sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.fold.values().cloned().collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
     /// How many aliases the table holds.
     pub fn alias_count(&self) -> usize {
         self.aliases.len()

@@ -2,7 +2,7 @@
 //!
 //! Concepts in attest are tags, and tags come from two places: what feeds already
 //! carry (RSS/Atom categories, arXiv primary and cross-list categories, mapped to
-//! concepts by [`keyphrase::arxiv_tags`]) and a deterministic keyphrase extractor over
+//! concepts by [`keyphrase::arxiv_tags`]) and a deterministic concept extractor over
 //! titles and abstracts ([`keyphrase::extract`]). [`canon`] decides the one spelling a
 //! concept goes by (an alias table plus fold keys, so `machine-learning` and
 //! `machinelearning` are one concept); [`words`] is the list of function words every
@@ -53,8 +53,8 @@ pub const NON_TOPIC_TAGS: &[&str] = &[
     "update",
 ];
 
-/// Keyphrase tags the extractor writes per item unless told otherwise.
-pub const DEFAULT_TAGS_PER_ITEM: usize = 5;
+/// Concept tags the extractor writes per item unless told otherwise.
+pub const DEFAULT_TAGS_PER_ITEM: usize = 6;
 
 /// A stored tag as concepts: an arXiv category becomes the concepts it stands for
 /// (`cs.LG` → `machine-learning`), anything else is itself.
@@ -71,13 +71,19 @@ pub struct Vocabulary {
     names: BTreeSet<String>,
     /// fold key → the spelling it stands for (the last by name, when several fold alike).
     folded: HashMap<String, String>,
+    /// stem key ([`keyphrase::stem_key`]) → the spelling it stands for (the first by name).
+    stems: HashMap<String, String>,
 }
 
 impl Vocabulary {
     /// A vocabulary of these canonical names.
     pub fn new(names: BTreeSet<String>) -> Vocabulary {
         let folded = names.iter().map(|n| (fold_key(n), n.clone())).collect();
-        Vocabulary { names, folded }
+        let mut stems = HashMap::new();
+        for n in &names {
+            stems.entry(keyphrase::stem_key(n)).or_insert_with(|| n.clone());
+        }
+        Vocabulary { names, folded, stems }
     }
 
     /// Whether `name` is in it, spelled exactly so.
@@ -97,8 +103,26 @@ impl Vocabulary {
         }
     }
 
+    /// The spelling here of a canonical name whose stem key is `key`: the name itself,
+    /// the one that folds alike, or the one with the same stem key; `None` when unknown.
+    pub fn lookup(&self, canonical: &str, key: &str) -> Option<String> {
+        self.lookup_folded(canonical, &fold_key(canonical), key)
+    }
+
+    /// [`Vocabulary::lookup`] with the fold key already computed.
+    pub fn lookup_folded(&self, canonical: &str, fold: &str, key: &str) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        if self.names.contains(canonical) {
+            return Some(canonical.to_string());
+        }
+        self.folded.get(fold).or_else(|| self.stems.get(key)).cloned()
+    }
+
     /// Add a name (a tag just written).
     pub fn insert(&mut self, name: String) {
+        self.stems.entry(keyphrase::stem_key(&name)).or_insert_with(|| name.clone());
         self.folded.insert(fold_key(&name), name.clone());
         self.names.insert(name);
     }
@@ -124,14 +148,43 @@ where
     Vocabulary::new(stored.into_iter().flat_map(|t| concept_tags(t.as_ref())).map(|t| canon.canonical(&t)).collect())
 }
 
-/// Keyphrase tags for one item: [`keyphrase::extract`] over its title and summary,
-/// mapped onto `known` (the archive's [`vocabulary`]), leaving out what the item's own (feed) tags already say.
+/// Concept tags for one item: [`keyphrase::extract`] over its title and summary,
+/// mapped onto `known` (the archive's [`vocabulary`]), leaving out what the item's own
+/// (feed) tags already say. Alone, an item keeps only concepts a vocabulary knows;
+/// [`batch_concepts`] also keeps phrases that recur across the batch.
 pub fn item_keyphrases(title: &str, summary: &str, own_tags: &[String], known: &Vocabulary, max: usize) -> Vec<String> {
+    batch_concepts(&[(title, summary, own_tags)], known, max).pop().unwrap_or_default()
+}
+
+/// Concept tags for a batch of items `(title, summary, own tags)`: each item's
+/// [`keyphrase::candidates`], kept by [`keyphrase::select`] when known to `known` (the
+/// archive's [`vocabulary`]) or the built-in vocabulary, or when they recur across the
+/// batch; at most `max` per item, leaving out what an item's own tags already say.
+pub fn batch_concepts(items: &[(&str, &str, &[String])], known: &Vocabulary, max: usize) -> Vec<Vec<String>> {
     let canon = Canon::builtin();
-    let own = vocabulary(own_tags, canon);
-    keyphrase::extract(title, summary, known, canon, max)
+    let cands: Vec<Vec<keyphrase::Candidate>> =
+        items.iter().map(|(t, s, _)| keyphrase::candidates(t, s, known, canon)).collect();
+    select_without_own(&cands, items.iter().map(|i| i.2), max)
+}
+
+/// [`keyphrase::select`], then leave out of each item what its own tags already say
+/// (the tag itself or the concept it stands for).
+pub fn select_without_own<'a>(
+    cands: &[Vec<keyphrase::Candidate>],
+    own: impl Iterator<Item = &'a [String]>,
+    max: usize,
+) -> Vec<Vec<String>> {
+    let canon = Canon::builtin();
+    keyphrase::select(cands, max + 2)
         .into_iter()
-        .filter(|k| !own.contains(k) && !own_tags.contains(k))
+        .zip(own)
+        .map(|(tags, own_tags)| {
+            let own = vocabulary(own_tags, canon);
+            let mut kept: Vec<String> =
+                tags.into_iter().filter(|k| !own.contains(k) && !own_tags.contains(k)).collect();
+            kept.truncate(max);
+            kept
+        })
         .collect()
 }
 

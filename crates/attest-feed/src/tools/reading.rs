@@ -17,7 +17,7 @@ use crate::persona;
 use crate::quality;
 use crate::rank::{Corpus, RankItem, ReaderModel};
 use attest_archive::tools::window_for;
-use attest_archive::tools::{feed_fault, more_line, quality_value, titles, unknown_item};
+use attest_archive::tools::{feed_fault, more_line, quality_value, titles, unknown_item, unknown_item_near};
 use attest_archive::tools::{item_ref, row};
 use attest_archive::tools::{reader_for, with_notice};
 
@@ -100,7 +100,10 @@ async fn item_for(ctx: &Context, tool: &str, id: Option<i64>, url: Option<&str>)
     };
     match ctx.store.item(id).await {
         Ok(Some(it)) => Ok(it),
-        Ok(None) => Err(Stop::from(unknown_item(id))),
+        Ok(None) => {
+            let near = ctx.store.items_near(id, 3).await.map_err(feed_fault)?;
+            Err(Stop::from(unknown_item_near(id, &near)))
+        }
         Err(e) => Err(feed_fault(e).into()),
     }
 }
@@ -200,6 +203,11 @@ pub(super) async fn explain_tool(ctx: &Context, a: ItemArgs) -> Outcome {
 
 // ---- feed.digest ------------------------------------------------------------------------
 
+/// Most topics a digest shows (the rest are counted).
+const MAX_TOPICS: usize = 8;
+/// Items listed per topic (the rest are counted).
+const ITEMS_PER_TOPIC: usize = 3;
+
 pub(super) async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
     let limit = a.limit.count();
     let days = a.days.get();
@@ -222,57 +230,85 @@ pub(super) async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
             &notice,
         )));
     }
-    // Group by the first topic tag; untagged items by their source.
-    let mut order: Vec<String> = Vec::new();
-    let mut groups: HashMap<String, (usize, Vec<i64>)> = HashMap::new();
-    for r in &ranking.items {
-        let it = data.corpus.item(r.doc);
-        let key = it.tags.iter().find(|t| persona::is_topic_tag(t)).cloned().unwrap_or_else(|| {
-            format!("from {}", if it.source.is_empty() { "an unsubscribed feed" } else { &it.source })
-        });
-        let g = groups.entry(key.clone()).or_insert_with(|| {
-            order.push(key.clone());
-            (0, Vec::new())
-        });
-        g.0 += 1;
-        if g.1.len() < 3 {
-            g.1.push(r.id);
-        }
+    // Group by topic: the communities of the concept graph of the window's items
+    // (their tags as concepts; a concept is a tag two items carry, joined to another
+    // by one shared item at least), each item in the community holding most of its
+    // concepts. Items of no topic (or of a topic of one item) come last, as "other".
+    let ranked: Vec<(i64, Vec<String>)> =
+        ranking.items.iter().map(|r| (r.id, data.corpus.item(r.doc).tags.clone())).collect();
+    let assignments: Vec<(i64, String)> = ranked
+        .iter()
+        .flat_map(|(id, tags)| tags.iter().flat_map(|t| attest_tags::concept_tags(t)).map(move |c| (*id, c)))
+        .collect();
+    let params = attest_kg::Params { min_tag_uses: 2, min_edge_weight: 1, max_evidence: 1 };
+    let graph = attest_kg::graph::build(&assignments, params);
+    let (topics, other) = graph.group_items(&ranked, 2);
+    let limit = limit.min(MAX_TOPICS);
+    let mut groups: Vec<(String, Vec<String>, Vec<i64>)> =
+        topics.into_iter().map(|t| (t.concepts.join(", "), t.concepts, t.items)).collect();
+    let more_groups = groups.len().saturating_sub(limit);
+    groups.truncate(limit);
+    if !other.is_empty() {
+        let label = if groups.is_empty() { "all topics" } else { "other topics" };
+        groups.push((label.to_string(), Vec::new(), other));
     }
-    let more_groups = order.len().saturating_sub(limit);
-    order.truncate(limit);
-    let ids: Vec<i64> = order.iter().flat_map(|k| groups[k].1.clone()).collect();
+    let ids: Vec<i64> = groups.iter().flat_map(|g| g.2.iter().take(ITEMS_PER_TOPIC).copied()).collect();
     let items: HashMap<i64, Item> = ctx.store.items(&ids).await?.into_iter().map(|i| (i.id, i)).collect();
     let mut refs = Vec::new();
-    let out: Vec<Group> = order
+    let out: Vec<Group> = groups
         .iter()
-        .map(|k| {
-            let (count, ids) = &groups[k];
+        .map(|(topic, concepts, ids)| {
             let rows = ids
                 .iter()
+                .take(ITEMS_PER_TOPIC)
                 .filter_map(|id| items.get(id))
                 .map(|i| {
                     refs.push(item_ref(i.id, i.url.as_deref()));
                     let mut r = row(i, None);
-                    r.title = clip(&r.title, 80);
-                    r.tags.truncate(2);
+                    r.title = clip(&r.title, 100);
+                    r.tags.truncate(3);
                     r
                 })
                 .collect();
-            Group { topic: clip(k, 48), count: *count, items: rows }
+            Group { topic: clip(topic, 80), concepts: concepts.clone(), count: ids.len(), items: rows }
         })
         .collect();
     refs.truncate(MAX_LIMIT as usize);
-    let heads: Vec<String> = out.iter().map(|g| format!("{} ({})", g.topic, g.count)).collect();
-    let line = format!(
-        "'{}' since {}: {} in {}, best topic first: {}{}",
-        reader.name,
-        &since[..10],
-        plural(ranking.candidates, "unrated item", "unrated items"),
-        plural(out.len() + more_groups, "topic", "topics"),
-        heads.join(", "),
-        more_line(more_groups, "topics", &format!("raise limit up to {MAX_LIMIT}"))
-    );
+    let named = out.iter().filter(|g| !g.concepts.is_empty()).count();
+    let heads: Vec<String> = out
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            let shown: Vec<String> =
+                g.items.iter().take(2).map(|r| format!("'{}' (item {})", clip(&r.title, 70), r.item_id)).collect();
+            let rest = g.count.saturating_sub(shown.len());
+            let rest = if rest > 0 { format!(" and {rest} more") } else { String::new() };
+            if named == 0 {
+                format!("{}{rest}", shown.join(", "))
+            } else {
+                format!("{}. {} ({}): {}{rest}", k + 1, g.topic, g.count, shown.join(", "))
+            }
+        })
+        .collect();
+    let line = if named == 0 {
+        format!(
+            "'{}' since {}: {}, no two of them sharing a concept yet, so no topics; best first: {}",
+            reader.name,
+            &since[..10],
+            plural(ranking.candidates, "unrated item", "unrated items"),
+            heads.join("; ")
+        )
+    } else {
+        format!(
+            "'{}' since {}: {} in {}, best first. {}{}",
+            reader.name,
+            &since[..10],
+            plural(ranking.candidates, "unrated item", "unrated items"),
+            plural(named + more_groups, "topic", "topics"),
+            heads.join("; "),
+            more_line(more_groups, "topics", &format!("raise limit up to {MAX_TOPICS}"))
+        )
+    };
     let data = Digest {
         user: reader.name.clone(),
         since,
