@@ -27,6 +27,7 @@ pub mod clean;
 pub mod embed;
 pub mod eval;
 pub mod explain;
+pub mod kind;
 pub mod model;
 pub mod persona;
 pub mod quality;
@@ -84,13 +85,11 @@ pub enum FeedError {
 }
 
 impl FeedError {
-    /// True when the database was busy (another writer), so retrying shortly may work.
+    /// True when the database was busy (another writer), so retrying shortly may work:
+    /// told by `attest_store::Trouble`, the one mapping every domain uses.
     pub fn is_busy(&self) -> bool {
         match self {
-            FeedError::Sql(sqlx::Error::Database(e)) => {
-                let m = e.message().to_lowercase();
-                m.contains("locked") || m.contains("busy")
-            }
+            FeedError::Sql(e) => attest_store::Trouble::of(e) == Some(attest_store::Trouble::Busy),
             _ => false,
         }
     }

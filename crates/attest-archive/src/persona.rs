@@ -84,10 +84,21 @@ pub fn require_confirm(action: Destructive, confirm: bool, name: &str, clicks: u
         Destructive::Delete => ("delete", "feed.persona_delete", ""),
     };
     Err(format!(
-        "refusing to {verb} '{name}' without confirm=true: it would erase {} and its reading history{keeps}. \
-         Call {tool} again with confirm=true to go ahead.",
-        plural(clicks, "rating", "ratings")
+        "refusing to {verb} '{name}' without confirmation: it would erase {} and its reading history{keeps}. \
+         Call {} to go ahead.",
+        plural(clicks, "rating", "ratings"),
+        confirm_step(tool).for_agent()
     ))
+}
+
+/// The step a destructive persona tool's refusal offers: the same call, confirmed.
+pub fn confirm_step(tool: &str) -> attest_core::Next {
+    attest_core::Next::again(tool).with("confirm", true)
+}
+
+/// The step an unknown reader's refusal offers: create the reader.
+pub fn create_step() -> attest_core::Next {
+    attest_core::Next::call("feed.persona_create").blank("name").blank("interests")
 }
 
 /// What a tool does with a reader name it does not know.
@@ -117,7 +128,7 @@ pub fn unknown_reader_message(name: &str, readers: &[String]) -> String {
     } else {
         format!("readers: {}", names.join(", "))
     };
-    format!("unknown reader '{name}' ({valid}); create one with feed.persona_create(name, interests)")
+    format!("unknown reader '{name}' ({valid}); create one with {}", create_step().for_agent())
 }
 
 /// A tag and how many items carry it.
@@ -136,19 +147,33 @@ pub fn is_topic_tag(tag: &str) -> bool {
 }
 
 /// The archive's most common topic tags, best first (ties by name), at most `limit`.
-/// Input tags are lower-cased and merged; non-topic tags are dropped.
+/// Input tags are lower-cased and merged; an arXiv category counts as the concepts it
+/// stands for (`cs.lg`: machine learning), and what is still a code after that
+/// (`physics.chem-ph` unmapped) is dropped with the other non-topic tags.
 pub fn suggest_interests(tag_counts: &[(String, i64)], limit: usize) -> Vec<TagCount> {
     let mut merged: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for (tag, n) in tag_counts {
-        let t = tag.trim().to_lowercase();
-        if is_topic_tag(&t) {
-            *merged.entry(t).or_default() += (*n).max(0) as usize;
+        for t in attest_tags::concept_tags(&tag.trim().to_lowercase()) {
+            if is_topic_tag(&t) && !looks_like_code(&t) {
+                *merged.entry(t).or_default() += (*n).max(0) as usize;
+            }
         }
     }
     let mut v: Vec<TagCount> = merged.into_iter().map(|(tag, items)| TagCount { tag, items }).collect();
     v.sort_by(|a, b| b.items.cmp(&a.items).then(a.tag.cmp(&b.tag)));
     v.truncate(limit);
     v
+}
+
+/// A category code rather than a name: `cs.lg`, `physics.chem-ph`, `q-bio.nc`.
+fn looks_like_code(tag: &str) -> bool {
+    tag.split_once('.').is_some_and(|(a, b)| {
+        !a.is_empty()
+            && !b.is_empty()
+            && a.len() <= 12
+            && !tag.contains(' ')
+            && a.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+    })
 }
 
 /// Interests for a reader created on first use: the top [`SEED_TAGS`] topic tags joined
@@ -229,6 +254,7 @@ mod tests {
             ("protein-design".into(), 12),
             ("Protein-Design".into(), 3),
             ("cs.lg".into(), 12),
+            ("physics.xx-unknown".into(), 30),
             ("2024".into(), 50),
             ("cryo-em".into(), 9),
         ];
@@ -237,11 +263,11 @@ mod tests {
             s,
             vec![
                 TagCount { tag: "protein-design".into(), items: 15 },
-                TagCount { tag: "cs.lg".into(), items: 12 },
+                TagCount { tag: "machine-learning".into(), items: 12 },
                 TagCount { tag: "cryo-em".into(), items: 9 },
             ]
         );
-        assert_eq!(seed_interests(&tags), "protein design, cs.lg, cryo em");
+        assert_eq!(seed_interests(&tags), "protein design, machine learning, cryo em");
         assert_eq!(seed_interests(&[]), FALLBACK_INTERESTS);
     }
 

@@ -68,6 +68,15 @@ pub struct Wiped {
     pub engagement: u64,
 }
 
+/// What merging two readers did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Merged {
+    /// Ratings moved to the reader kept (items only the merged name had rated).
+    pub moved: u64,
+    /// Ratings of the reader kept replaced by a later verdict of the merged name.
+    pub replaced: u64,
+}
+
 /// Clicks of one reader with one verdict from one source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClickTally {
@@ -341,6 +350,17 @@ impl FeedStore {
         Ok(self.items(&[item_id]).await?.into_iter().next())
     }
 
+    /// The items whose ids are nearest to `item_id` (an id that does not exist, say),
+    /// nearest first, as (id, title): the alternatives a refusal offers.
+    pub async fn items_near(&self, item_id: i64, n: usize) -> Result<Vec<(i64, String)>> {
+        let rows = sqlx::query("SELECT id, title FROM items ORDER BY abs(id - $1), id LIMIT $2")
+            .bind(item_id)
+            .bind(n as i64)
+            .fetch_all(self.pool())
+            .await?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
     /// Items by id, with tags, in the order of `ids` (unknown ids are left out).
     pub async fn items(&self, ids: &[i64]) -> Result<Vec<Item>> {
         let mut found: HashMap<i64, Item> = HashMap::with_capacity(ids.len());
@@ -533,6 +553,48 @@ impl FeedStore {
         }
         tx.commit().await?;
         Ok(wiped)
+    }
+
+    /// Merge reader `from` into reader `into` (two names for one person), in one
+    /// transaction: `from`'s ratings move to `into` (where both rated an item, the later
+    /// verdict stays), its reading history moves too, `into` takes `interests`, and
+    /// `from` is deleted.
+    pub async fn merge_readers(&self, from: i64, into: i64, interests: &str) -> Result<Merged> {
+        let mut tx = self.write_tx().await?;
+        let replaced = sqlx::query(
+            "UPDATE clicks SET useful = f.useful, source = f.source, at = f.at FROM clicks f              WHERE clicks.reader_id = $2 AND f.reader_id = $1 AND f.item_id = clicks.item_id AND f.at > clicks.at",
+        )
+        .bind(from)
+        .bind(into)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        let moved = sqlx::query(
+            "INSERT INTO clicks (reader_id, item_id, useful, source, at)              SELECT $2, f.item_id, f.useful, f.source, f.at FROM clicks f WHERE f.reader_id = $1              AND NOT EXISTS (SELECT 1 FROM clicks k WHERE k.reader_id = $2 AND k.item_id = f.item_id)",
+        )
+        .bind(from)
+        .bind(into)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        sqlx::query(
+            "INSERT INTO engagement (reader_id, item_id, kind, at)              SELECT $2, e.item_id, e.kind, e.at FROM engagement e WHERE e.reader_id = $1              AND NOT EXISTS (SELECT 1 FROM engagement k WHERE k.reader_id = $2 AND k.item_id = e.item_id AND k.kind = e.kind)",
+        )
+        .bind(from)
+        .bind(into)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE readers SET interests = $1 WHERE id = $2")
+            .bind(interests)
+            .bind(into)
+            .execute(&mut *tx)
+            .await?;
+        let gone = sqlx::query("DELETE FROM readers WHERE id = $1").bind(from).execute(&mut *tx).await?;
+        if gone.rows_affected() == 0 {
+            return Err(FeedError::UnknownReader(format!("#{from}")));
+        }
+        tx.commit().await?;
+        Ok(Merged { moved, replaced })
     }
 
     /// Remove a reader's clicks and engagement (engagement too: it would otherwise be

@@ -161,6 +161,7 @@ fn bench_search(c: &mut Criterion) {
             tag: Some("cat3".into()),
             since: Some("2026-10-20T00:00:00Z".into()),
             limit: 13,
+            ..SearchQuery::default()
         };
         b.iter(|| rt.block_on(search::search(&store, &q)).unwrap())
     });

@@ -21,7 +21,10 @@ use attest_core::Decision;
 use attest_core::ask::{Args, Asked, Router, Rule};
 use attest_core::route::Question;
 use regex::Regex;
+
+mod verdict;
 use serde_json::Value;
+pub use verdict::Verdict;
 
 /// The routing table, in order: the first rule whose phrase occurs (or that needs
 /// none) and whose condition holds decides, with the arguments its extraction reads
@@ -37,6 +40,7 @@ pub static RULES: &[Rule<Facts>] = &[
     // A bare url, with no verdict or why about the item there, is asked back.
     Rule::new("feed.source_add", &[]).when(bare_url).args(what_to_do_with_url).because("a url alone"),
     Rule::new("feed.harvest_engagement", HARVEST).args(for_reader),
+    Rule::new("feed.persona_merge", PERSONA_MERGE).args(two_names),
     Rule::new("feed.persona_delete", PERSONA_DELETE).args(persona_named),
     Rule::new("feed.persona_reset", PERSONA_RESET).args(persona_named),
     Rule::new("feed.persona_create", PERSONA_CREATE).args(persona_with_interests),
@@ -52,10 +56,12 @@ pub static RULES: &[Rule<Facts>] = &[
     // "why …" is about one item, or about an item's place ("so high", "at the top");
     // "why does my feed keep …" is about the persona (below).
     Rule::new("feed.explain", EXPLAIN).when(item_or_placement).args(for_reader),
-    // A verdict word asked as a question about an item ("is this relevant to me?")
-    // asks for a reason, not a verdict, unless it says "mark" or "rate".
-    Rule::new("feed.explain", RATE).when(question_about_item).args(for_reader),
-    Rule::new("feed.rate", RATE).when(item_or_rate_verb).args(verdict),
+    // A verdict asked as a question about an item ("is this relevant to me?") asks
+    // for a reason, not a verdict, unless it says "mark" or "rate".
+    Rule::new("feed.explain", &[]).when(question_about_item).args(for_reader).because("a verdict asked as a question"),
+    // A verdict on an item (`verdict::read`: polar words and negation, not a list of
+    // replies) records it; a hedged or mixed one is asked back.
+    Rule::new("feed.rate", &[]).when(verdict_on_item).args(verdict).because("a verdict on an item"),
     Rule::new("feed.read", READ).when(points_at_item).args(for_reader),
     // A search lead: an item id reads it, an instruction to track asks how, a subject
     // is searched; none of these, and the later rules decide.
@@ -70,6 +76,8 @@ pub static RULES: &[Rule<Facts>] = &[
     // instruction to track a topic is asked how.
     Rule::new("feed.read", &[]).when(item_given).args(for_reader).because("an item id"),
     Rule::new("feed.persona_update", &[]).when(tracks).args(how_to_track).because("an instruction to track"),
+    // A short reply about an item that nothing above claims is asked back about the item.
+    Rule::new("feed.rate", &[]).when(unclear_reply_about_item).args(what_about_item).because("a reply about an item"),
 ];
 
 /// The feed surface's router.
@@ -110,6 +118,22 @@ const HARVEST: &[&str] = &[
     "reads into ratings",
     "into implicit",
     "opened into",
+];
+
+/// Two names of one person, merged.
+const PERSONA_MERGE: &[&str] = &[
+    "merge",
+    "merge persona",
+    "merge reader",
+    "merge readers",
+    "merge the readers",
+    "merge profiles",
+    "same person",
+    "the same reader",
+    "one person",
+    "combine readers",
+    "combine the readers",
+    "combine profiles",
 ];
 
 /// Deleting a reader.
@@ -439,56 +463,6 @@ const EXPLAIN: &[&str] = &[
     "why on earth",
 ];
 
-/// A verdict on an item (and, asked as a question about an item, a request for its reason).
-const RATE: &[&str] = &[
-    "not useful",
-    "useful",
-    "not relevant",
-    "relevant",
-    "irrelevant",
-    "not interested",
-    "not for me",
-    "not my area",
-    "not my field",
-    "isn't my field",
-    "isn't my area",
-    "not my thing",
-    "skip it",
-    "off topic",
-    "wrong field",
-    "wrong subfield",
-    "good find",
-    "great find",
-    "nice find",
-    "helpful",
-    "useless",
-    "loved it",
-    "liked it",
-    "liked",
-    "loved",
-    "enjoyed",
-    "disliked",
-    "love this",
-    "like this",
-    "more like this",
-    "less like this",
-    "fewer like this",
-    "more of this",
-    "less of this",
-    "thumbs up",
-    "thumbs down",
-    "upvote",
-    "downvote",
-    "mark",
-    "rate",
-    "boring",
-    "old news",
-    "already knew",
-    "spot on",
-    "waste of time",
-    "skip this",
-];
-
 /// Reading one item.
 const READ: &[&str] = &[
     "summarize",
@@ -505,6 +479,14 @@ const READ: &[&str] = &[
     "show item",
     "tell me about",
     "tell me more",
+    "say more",
+    "more details",
+    "more detail",
+    "more about it",
+    "more about this",
+    "go on",
+    "elaborate",
+    "expand on",
     "what is it about",
     "what's it about",
     "what is this about",
@@ -861,36 +843,27 @@ const PLACEMENT: &[&str] = &[
     "so low",
 ];
 
-/// Verdict words that make a rating negative.
-const NEGATIVE: &[&str] = &[
-    "disliked",
-    "not",
-    "isn't",
-    "wasn't",
-    "aren't",
-    "don't",
-    "didn't",
-    "doesn't",
-    "no",
-    "never",
-    "irrelevant",
-    "useless",
-    "off topic",
-    "wrong",
-    "less like",
-    "fewer like",
-    "less of",
-    "thumbs down",
-    "downvote",
-    "boring",
-    "old news",
-    "already knew",
-    "waste",
-    "skip",
-];
-
 /// Words that make a rating explicit even in question form ("can you mark it…").
 const RATE_VERBS: &[&str] = &["mark", "rate", "thumbs up", "thumbs down", "upvote", "downvote", "more like this"];
+
+/// Leading words of a request for something else, which a verdict word inside does not
+/// make a rating ("find papers relevant to this").
+const REQUESTS: &[&str] = &[
+    "find",
+    "search",
+    "look",
+    "list",
+    "open",
+    "read",
+    "summarize",
+    "summarise",
+    "tell",
+    "explain",
+    "fetch",
+    "subscribe",
+    "add",
+    "compare",
+];
 
 /// Leading words of a question (as opposed to a statement).
 const INTERROGATIVES: &[&str] = &[
@@ -939,6 +912,13 @@ static FOR_NAME: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)(?:^|[^\p{L}])(?:(?:rate|rated|rating|ratings|digest|roundup|list|feeds|sources|suggest|suggestions|recommend|reset|erase|wipe|clear|forget|delete|status|profile|interests|topics|week|items|useful|helpful|picks|today)[\w\s,'-]{0,40}?)\bfor\s+([\p{L}][\p{L}\p{N}_.-]{1,30})\s*(?:,?\s*(?:pls|please|thanks|now|today|so\s+.*))?\s*[?.!]*$",
     )
     .expect("for-name pattern")
+});
+/// "merge bob into robert", "combine bob with robert", "bob and robert are the same person".
+static MERGE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:merge|combine)\s+(?:(?:the\s+)?(?:reader|persona|profile|user)s?\s+)?([\p{L}\p{N}_.-]+)\s+(?:into|with|and)\s+(?:(?:reader|persona|profile|user)\s+)?([\p{L}\p{N}_.-]+)|\b([\p{L}\p{N}_.-]+)\s+and\s+([\p{L}\p{N}_.-]+)\s+are\s+(?:the\s+same|one)\b",
+    )
+    .expect("merge pattern")
 });
 static ADD_TO_INTERESTS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\badd\s+(.+?)\s+to\s+(?:my|the|\S+['’]s)\s+interests\b").expect("add pattern"));
@@ -1078,13 +1058,19 @@ pub struct Facts {
     interrogative: bool,
     /// An instruction to follow a topic over time ("track diffusion models").
     track: bool,
+    /// The verdict the words give on an item, if any ([`verdict::read`]).
+    verdict: Verdict,
+    /// The question opens with a request for something else ("find …", "summarize …").
+    request: bool,
     /// The subject of a literature search, read when a literature phrase occurs.
     topic: OnceLock<Option<String>>,
 }
 
 impl attest_core::ask::Facts for Facts {
     fn read(question: &str, given: &Args) -> Facts {
-        let raw = question.trim();
+        // Thumbs are words here: "👍" is "thumbs up".
+        let thumbs = question.replace('\u{1f44d}', " thumbs up ").replace('\u{1f44e}', " thumbs down ");
+        let raw = thumbs.trim();
         let url = URL.find(raw).map(|m| trim_url(m.as_str()).to_string());
         let text = URL.replace_all(raw, " ").to_string();
         let q = Question::new(&text);
@@ -1106,6 +1092,8 @@ impl attest_core::ask::Facts for Facts {
             item_id.is_some() || url.is_some() || given_item.is_some() || given_url || references_item(&q);
         let interrogative = q.words.first().is_some_and(|w| INTERROGATIVES.contains(&w.text.as_str()));
         let track = track_instruction(&q);
+        let verdict = verdict::read(&q);
+        let request = opening_word(&q).is_some_and(|w| REQUESTS.contains(&w));
         Facts {
             text,
             url,
@@ -1117,6 +1105,8 @@ impl attest_core::ask::Facts for Facts {
             points_at_item,
             interrogative,
             track,
+            verdict,
+            request,
             topic: OnceLock::new(),
             q,
         }
@@ -1155,6 +1145,14 @@ impl Facts {
         a
     }
 
+    /// The item as a reply names it: "item 7", or "this item".
+    fn item_words(&self) -> String {
+        match self.item_id.or(self.given_item) {
+            Some(id) => format!("item {id}"),
+            None => "this item".into(),
+        }
+    }
+
     /// [`Facts::base`] with the reader the question names, as `user`.
     fn for_reader(&self) -> Args {
         let mut a = self.base();
@@ -1173,7 +1171,7 @@ fn url_without_item(a: &Asked<'_, Facts>) -> bool {
 
 /// A url with no verdict or why about the item at it.
 fn bare_url(a: &Asked<'_, Facts>) -> bool {
-    url_without_item(a) && a.q.any(RATE).is_none() && a.q.any(EXPLAIN).is_none()
+    url_without_item(a) && !a.facts.verdict.is_some() && a.q.any(EXPLAIN).is_none()
 }
 
 fn has_topic(a: &Asked<'_, Facts>) -> bool {
@@ -1185,11 +1183,21 @@ fn item_or_placement(a: &Asked<'_, Facts>) -> bool {
 }
 
 fn question_about_item(a: &Asked<'_, Facts>) -> bool {
-    a.facts.points_at_item && a.facts.interrogative && a.q.any(RATE_VERBS).is_none()
+    a.facts.points_at_item && a.facts.interrogative && a.facts.verdict.is_some() && a.q.any(RATE_VERBS).is_none()
 }
 
-fn item_or_rate_verb(a: &Asked<'_, Facts>) -> bool {
-    a.facts.points_at_item || a.q.any(RATE_VERBS).is_some()
+/// A verdict (or a hedge) on the item pointed at, not inside a request for something
+/// else; or a rate verb ("mark item 19 …", "thumbs down on item 31").
+fn verdict_on_item(a: &Asked<'_, Facts>) -> bool {
+    (a.facts.points_at_item && a.facts.verdict.is_some() && !a.facts.request) || a.q.any(RATE_VERBS).is_some()
+}
+
+/// A short reply with an item (named or given) that no rule claimed and no other
+/// surface owns.
+fn unclear_reply_about_item(a: &Asked<'_, Facts>) -> bool {
+    (a.facts.item_id.is_some() || a.facts.given_item.is_some())
+        && a.q.words.len() <= verdict::SHORT
+        && attest_core::route::elsewhere(&a.facts.frame, "feed").is_none()
 }
 
 fn points_at_item(a: &Asked<'_, Facts>) -> bool {
@@ -1245,6 +1253,24 @@ fn persona_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Ok(args)
 }
 
+/// The two names of a merge: `from` (merged away) and `into` (kept), in the order said.
+fn two_names(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut args = a.facts.base();
+    if let Some(c) = MERGE_NAMES.captures(&a.facts.text) {
+        let from = c.get(1).or(c.get(3)).map(|m| m.as_str().trim_end_matches(['.', '-', '_']));
+        let into = c.get(2).or(c.get(4)).map(|m| m.as_str().trim_end_matches(['.', '-', '_']));
+        for (key, v) in [("from", from), ("into", into)] {
+            if let Some(v) = v.filter(|v| !v.is_empty() && !NOT_NAMES.contains(&v.to_lowercase().as_str())) {
+                args.insert(key.into(), Value::String(v.to_string()));
+            }
+        }
+    }
+    if confirms(a.q) {
+        args.insert("confirm".into(), Value::Bool(true));
+    }
+    Ok(args)
+}
+
 /// Whether a question confirms a destructive step in so many words ("confirm=true",
 /// "confirmed", "yes, I confirm").
 fn confirms(q: &Question) -> bool {
@@ -1285,11 +1311,39 @@ fn literature(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Ok(args)
 }
 
-/// `useful`: false when a negative word occurs.
+/// `useful` from the verdict; a hedged, mixed or missing one is asked back.
 fn verdict(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     let mut args = a.facts.for_reader();
-    args.insert("useful".into(), Value::Bool(a.q.any(NEGATIVE).is_none()));
-    Ok(args)
+    match a.facts.verdict.useful() {
+        Some(useful) => {
+            args.insert("useful".into(), Value::Bool(useful));
+            Ok(args)
+        }
+        None => {
+            let mut d = Decision::ask_back(
+                format!(
+                    "Was {} useful to you or not? Say 'useful' or 'not useful' and I'll record it.",
+                    a.facts.item_words()
+                ),
+                &["feed.rate", "feed.read", "feed.explain"],
+            );
+            d.args = args;
+            Err(d)
+        }
+    }
+}
+
+/// The question back for a short reply about an item that says nothing clear.
+fn what_about_item(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut d = Decision::ask_back(
+        format!(
+            "What about {}: was it useful to you, do you want it opened, or why it was shown?",
+            a.facts.item_words()
+        ),
+        &["feed.rate", "feed.read", "feed.explain"],
+    );
+    d.args = a.facts.for_reader();
+    Err(d)
 }
 
 /// The subject as `query`; an instruction to track it is asked how instead.
@@ -1334,6 +1388,14 @@ fn references_item(q: &Question) -> bool {
         Some(_) => true,
         None => false,
     })
+}
+
+/// The first word after politeness ("please", "can you", "could you").
+fn opening_word(q: &Question) -> Option<&str> {
+    q.words
+        .iter()
+        .map(|w| w.text.as_str())
+        .find(|w| !matches!(*w, "please" | "pls" | "can" | "could" | "would" | "you" | "now" | "ok" | "okay" | "so"))
 }
 
 fn track_instruction(q: &Question) -> bool {

@@ -50,7 +50,13 @@ async fn best_matches_come_first() {
 #[tokio::test]
 async fn filters_by_tag_and_date() {
     let s = loaded().await;
-    let q = SearchQuery { text: "catalyst".into(), tag: Some("Asymmetric Synthesis".into()), since: None, limit: 10 };
+    let q = SearchQuery {
+        text: "catalyst".into(),
+        tag: Some("Asymmetric Synthesis".into()),
+        since: None,
+        limit: 10,
+        ..SearchQuery::default()
+    };
     let t = titles(&s, &q).await;
     assert!(!t.is_empty());
     let hits = search::search(&s, &q).await.unwrap();
@@ -59,13 +65,15 @@ async fn filters_by_tag_and_date() {
         assert!(it.tags.contains(&"asymmetric-synthesis".to_string()), "{it:?}");
     }
     let since = "2026-10-28T00:00:00Z";
-    let q = SearchQuery { text: "model".into(), tag: None, since: Some(since.into()), limit: 20 };
+    let q =
+        SearchQuery { text: "model".into(), tag: None, since: Some(since.into()), limit: 20, ..SearchQuery::default() };
     let hits = search::search(&s, &q).await.unwrap();
     assert!(!hits.is_empty());
     let ids: Vec<i64> = hits.iter().map(|h| h.item_id).collect();
     assert!(s.items(&ids).await.unwrap().iter().all(|i| i.published.as_str() >= since));
     // No text: the filters alone, newest first.
-    let q = SearchQuery { text: "".into(), tag: Some("cs.DC".into()), since: None, limit: 50 };
+    let q =
+        SearchQuery { text: "".into(), tag: Some("cs.DC".into()), since: None, limit: 50, ..SearchQuery::default() };
     let hits = search::search(&s, &q).await.unwrap();
     assert_eq!(hits.len(), 10);
     let items = s.items(&hits.iter().map(|h| h.item_id).collect::<Vec<_>>()).await.unwrap();

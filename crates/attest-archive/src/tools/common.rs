@@ -45,6 +45,27 @@ pub fn unknown_item(id: i64) -> Answer<Value> {
     .with_options(vec!["feed.list".into(), "feed.search".into()])
 }
 
+/// The refusal for an item id the archive does not have, naming the items with the
+/// nearest ids (from [`crate::FeedStore::items_near`]) as alternatives.
+pub fn unknown_item_near(id: i64, near: &[(i64, String)]) -> Answer<Value> {
+    if near.is_empty() {
+        return Answer::refuse(format!(
+            "unknown item_id {id}: the archive has no items yet. Subscribe to a feed with feed.source_add."
+        ))
+        .with_options(vec!["feed.source_add".into(), "feed.sources".into()]);
+    }
+    let alts: Vec<String> = near.iter().map(|(i, t)| format!("{i} '{}'", attest_core::text::clip(t, 60))).collect();
+    let alts = match alts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    Answer::refuse(format!(
+        "unknown item_id {id}: there is no such item in the archive. Did you mean {alts}? Item ids come from feed.list or feed.search."
+    ))
+    .with_options(vec!["feed.list".into(), "feed.search".into()])
+}
+
 /// A feed error as a fault.
 pub fn feed_fault(e: FeedError) -> Fault {
     Fault::new("feed database", e)

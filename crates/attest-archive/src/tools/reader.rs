@@ -54,7 +54,9 @@ pub async fn reader_for(ctx: &Context, tool: &str, name: &str) -> Result<(Reader
     match persona::on_unknown_reader(tool) {
         UnknownReader::Refuse => {
             let names = reader_names(ctx).await?;
-            Err(Stop::refuse(persona::unknown_reader_message(name, &names)).with_options(["feed.persona_create"]))
+            Err(Stop::refuse(persona::unknown_reader_message(name, &names))
+                .with_options(["feed.persona_create"])
+                .with_next(persona::create_step()))
         }
         UnknownReader::Create => {
             let name = persona::validate_name(name).map_err(Stop::refuse)?;

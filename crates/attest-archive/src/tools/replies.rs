@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{TITLE_CHARS, URL_CHARS};
+use crate::kind::Kind;
 use crate::model::Item;
 
 /// An item as lists show it (its url is in `refs`).
@@ -25,6 +26,9 @@ pub struct Row {
     /// The reader's verdict, when they rated it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rated: Option<bool>,
+    /// What kind of item it is (paper, preprint, survey, release, post), in search hits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Kind>,
 }
 
 /// An item as a row.
@@ -36,6 +40,7 @@ pub fn row(it: &Item, rated: Option<bool>) -> Row {
         published: it.published.get(..10).unwrap_or(&it.published).to_string(),
         tags: it.tags.iter().take(3).map(|t| clip(t, 32)).collect(),
         rated,
+        kind: None,
     }
 }
 
@@ -54,7 +59,7 @@ pub struct Searched {
     pub user: String,
     /// The query as given.
     pub query: String,
-    /// Full-text hits re-ranked (at most 100).
+    /// Items matching the query well (0 when only near misses were found).
     pub hits: usize,
     /// The best ones for the reader, best first.
     pub items: Vec<Row>,
@@ -62,4 +67,10 @@ pub struct Searched {
     pub more: usize,
     /// How far to trust the reader's part of the order.
     pub quality: Value,
+    /// Hits skipped before these (paging).
+    #[serde(default)]
+    pub offset: usize,
+    /// True when nothing matched well and `items` are the closest near misses.
+    #[serde(default)]
+    pub closest: bool,
 }

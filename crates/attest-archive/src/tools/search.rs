@@ -14,6 +14,7 @@ use super::{
     Context, DEFAULT_LIMIT, LIST_DAYS, MAX_LIMIT, Row, SEARCH_POOL, Searched, WRITE_IDEMPOTENT, reader_for, window_for,
     with_notice,
 };
+use crate::kind::{self, Kind};
 use crate::model::{Item, parse_stamp, stamp};
 use crate::quality;
 use crate::rank::{Corpus, Embeddings, RankItem, RankOptions};
@@ -28,56 +29,115 @@ fn parse_since(s: &str) -> Option<String> {
     Some(stamp(t))
 }
 
+/// How much the reader's ranking among the hits (0 to 1, best 1) adds to an item's
+/// relevance: enough to order near-ties, never to lift a summary match over a title
+/// match or anything over a title that holds the query (see `search::find`).
+const PREFERENCE: f64 = 0.25;
+
+/// Deepest offset a search pages to.
+const MAX_OFFSET: usize = 1_000;
+
+/// A date argument as a stamp; the refusal's text when it is not a date.
+fn date_arg(name: &str, v: Option<&str>) -> Result<Option<String>, String> {
+    match v.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => parse_since(s)
+            .map(Some)
+            .ok_or_else(|| format!("feed.search: {name} must be a date like 2026-01-31 (got '{}')", clip(s, 40))),
+    }
+}
+
 /// `feed.search`.
 pub async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
     let limit = a.limit.count();
-    let since = match a.since.as_deref().filter(|s| !s.trim().is_empty()) {
+    let since = match date_arg("since", a.since.as_deref()) {
+        Ok(v) => v,
+        Err(why) => return Ok(Answer::refuse(why)),
+    };
+    let until = match date_arg("until", a.until.as_deref()) {
+        Ok(v) => v,
+        Err(why) => return Ok(Answer::refuse(why)),
+    };
+    let kind = match a.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
         None => None,
-        Some(s) => match parse_since(s) {
-            Some(v) => Some(v),
+        Some(k) => match Kind::parse(k) {
+            Some(k) => Some(k),
             None => {
                 return Ok(Answer::refuse(format!(
-                    "feed.search: since must be a date like 2026-01-31 (got '{}')",
-                    clip(s, 40)
+                    "feed.search: kind must be paper, preprint, survey, release or post (got '{}')",
+                    clip(k, 40)
                 )));
             }
         },
     };
     let tag = a.tag.clone().filter(|t| !t.trim().is_empty());
-    if a.query.trim().is_empty() && tag.is_none() && since.is_none() {
+    let source = a.source.clone().filter(|t| !t.trim().is_empty());
+    if a.query.trim().is_empty()
+        && tag.is_none()
+        && since.is_none()
+        && until.is_none()
+        && source.is_none()
+        && kind.is_none()
+    {
         return Ok(Answer::refuse(
-            "feed.search needs a query (what to look for, e.g. query=\"asymmetric hydrogenation\"), a tag or since=YYYY-MM-DD. For today's reading, use feed.list.",
+            "feed.search needs a query (what to look for, e.g. query=\"asymmetric hydrogenation\"), or a filter: tag, source, kind, since=YYYY-MM-DD or until=YYYY-MM-DD. For today's reading, use feed.list.",
         )
         .with_options(vec!["feed.list".into()]));
     }
     if a.query.chars().count() > 1_000 {
         return Ok(Answer::refuse("feed.search: the query is over 1,000 characters; give the few words that matter."));
     }
+    let offset = match (a.offset, a.page) {
+        (Some(o), _) => o,
+        (None, Some(p)) => p.max(1).saturating_sub(1).saturating_mul(limit),
+        (None, None) => 0,
+    };
+    if offset > MAX_OFFSET {
+        return Ok(Answer::refuse(format!(
+            "feed.search pages up to offset {MAX_OFFSET} (got {offset}); add words or filters to narrow the search instead."
+        )));
+    }
     let (reader, notice) = reader_for(ctx, "feed.search", &a.user).await?;
-    let q = search::SearchQuery { text: a.query.clone(), tag: tag.clone(), since, limit: SEARCH_POOL };
-    let hits = search::search(&ctx.store, &q).await?;
-    if hits.is_empty() {
-        let filt = tag.map(|t| format!(" with tag '{t}'")).unwrap_or_default();
-        return Ok(Answer::refuse(with_notice(
+    let q = search::SearchQuery {
+        text: a.query.clone(),
+        tag: tag.clone(),
+        since: since.clone(),
+        until: until.clone(),
+        source: source.clone(),
+        kind,
+        limit: SEARCH_POOL,
+    };
+    let found = search::find(&ctx.store, &q, SEARCH_POOL.max(offset + limit)).await?;
+    let filters = describe_filters(&a, tag.as_deref(), source.as_deref(), kind);
+    if found.hits.is_empty() && found.closest.is_empty() {
+        let what = if a.query.trim().is_empty() {
+            format!("nothing in the archive matches the filters ({filters}). Drop or widen a filter")
+        } else {
+            let filt = if filters.is_empty() { String::new() } else { format!(" ({filters})") };
             format!(
-                "nothing in the archive matches '{}'{filt}. Try other or fewer words, drop the filters, or subscribe to a feed that covers it (feed.source_suggest).",
+                "nothing in the archive matches '{}'{filt}. Try other or fewer words, drop the filters",
                 clip(&a.query, 80)
-            ),
+            )
+        };
+        return Ok(Answer::refuse(with_notice(
+            format!("{what}, or subscribe to a feed that covers it (feed.source_suggest)."),
             &notice,
         ))
         .with_options(vec!["feed.source_suggest".into(), "feed.list".into()]));
     }
-    let hit_ids: Vec<i64> = hits.iter().map(|h| h.item_id).collect();
+    let weak = found.hits.is_empty();
+    let pool: &[search::Scored] = if weak { &found.closest } else { &found.hits };
+    let hit_ids: Vec<i64> = pool.iter().map(|h| h.item_id).collect();
     let hit_set: HashSet<i64> = hit_ids.iter().copied().collect();
     // The hits are scored against the reader's window index (the one feed.list ranks,
     // cached) with the model fitted there: indexed with its statistics, not refitted.
     let (window, _, _, _) = window_for(ctx, &reader, LIST_DAYS).await?;
     let data = &window.data;
     let fitted = window.model(&reader.interests);
-    let items = ctx.store.items(&hit_ids).await?;
+    let items: Vec<&Item> = hit_ids.iter().filter_map(|id| found.items.get(id)).collect();
     let clicks = &data.clicks;
     let verdicts: HashMap<i64, bool> = clicks.iter().map(|c| (c.item_id, c.useful)).collect();
-    let mut hit_items: Vec<RankItem> = items.iter().map(RankItem::from).collect();
+    let mut hit_items: Vec<RankItem> = items.iter().map(|i| RankItem::from(*i)).collect();
     let mut emb = Embeddings::Off;
     if let Some(svc) = &ctx.embed {
         emb = svc.interests(&reader.interests).await;
@@ -96,44 +156,115 @@ pub async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
     let model = fitted.transfer(&data.corpus, &corpus, &reader.interests);
     let opts = RankOptions { exclude_clicked: false, only: Some(hit_set), limit: None };
     let ranking = model.rank(&corpus, &opts, &emb);
-    // Half the match (the hit's position in the full-text order), half the reader.
-    let n = hit_ids.len().max(2) as f64 - 1.0;
-    let match_pct: HashMap<i64, f64> = hit_ids.iter().enumerate().map(|(i, id)| (*id, i as f64 / n)).collect();
-    let mut blended: Vec<(f64, f64, i64)> = ranking
-        .items
+    // Relevance first; the reader's ranking among the hits breaks near-ties. With no
+    // text every item is equally relevant, so the reader orders them.
+    let pref: HashMap<i64, f64> = ranking.items.iter().map(|r| (r.id, 1.0 - r.score)).collect();
+    let mut ordered: Vec<(f64, usize, i64)> = pool
         .iter()
-        .map(|r| {
-            let m = match_pct.get(&r.id).copied().unwrap_or(1.0);
-            ((m + r.score) / 2.0, m, r.id)
+        .enumerate()
+        .map(|(i, h)| (h.relevance + PREFERENCE * pref.get(&h.item_id).copied().unwrap_or(0.0), i, h.item_id))
+        .collect();
+    ordered.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+    let shown: Vec<&Item> =
+        ordered.iter().skip(offset).take(limit).filter_map(|(_, _, id)| found.items.get(id)).collect();
+    let rows: Vec<Row> = shown
+        .iter()
+        .map(|i| {
+            let mut r = row(i, verdicts.get(&i.id).copied());
+            r.kind = Some(kind::of(i));
+            r
         })
         .collect();
-    blended.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)).then(y.2.cmp(&x.2)));
-    let by_id: HashMap<i64, &Item> = items.iter().map(|i| (i.id, i)).collect();
-    let shown: Vec<&Item> = blended.iter().take(limit).filter_map(|(_, _, id)| by_id.get(id).copied()).collect();
-    let rows: Vec<Row> = shown.iter().map(|i| row(i, verdicts.get(&i.id).copied())).collect();
     let refs = shown.iter().map(|i| item_ref(i.id, i.url.as_deref())).collect();
-    let more = hits.len().saturating_sub(rows.len());
-    let at_least = if hits.len() >= SEARCH_POOL { "at least " } else { "" };
+    let total = pool.len();
+    let more = total.saturating_sub(offset + rows.len());
+    let at_least = if found.capped && !weak { "at least " } else { "" };
     let qual = quality::assess(clicks, &ranking.terms, None);
-    let line = format!(
-        "{}{} {} for '{}' in the archive, best for '{}' first: {}{}",
-        at_least,
-        hits.len(),
-        if hits.len() == 1 { "match" } else { "matches" },
-        clip(&a.query, 60),
-        reader.name,
-        titles(&rows, 3),
-        more_line(more, "matches", &format!("raise limit up to {MAX_LIMIT}, or add words, tag= or since="))
-    );
+    let filt = if filters.is_empty() { String::new() } else { format!(" ({filters})") };
+    let page = if offset > 0 && !rows.is_empty() {
+        format!(" ({}–{})", offset + 1, offset + rows.len())
+    } else {
+        String::new()
+    };
+    let next = format!("next page: offset={}", offset + rows.len());
+    let line = if rows.is_empty() {
+        format!(
+            "{} {} for '{}'{filt}, none at offset {offset}: ask for an earlier page.",
+            total,
+            if total == 1 { "match" } else { "matches" },
+            clip(&a.query, 60)
+        )
+    } else if weak {
+        let of = found.terms;
+        format!(
+            "nothing matched '{}'{filt} well: no item has {} of its {} terms. Closest{page}: {}{}",
+            clip(&a.query, 60),
+            if found.needed == of { "all".to_string() } else { found.needed.to_string() },
+            of,
+            titles(&rows, 3),
+            more_line(more, if more == 1 { "weaker match" } else { "weaker matches" }, &next)
+        )
+    } else if a.query.trim().is_empty() {
+        format!(
+            "{at_least}{} {} in the archive{filt}, best for '{}' first{page}: {}{}",
+            total,
+            if total == 1 { "item" } else { "items" },
+            reader.name,
+            titles(&rows, 3),
+            more_line(more, if more == 1 { "item" } else { "items" }, &format!("{next}, or narrow the filters"))
+        )
+    } else {
+        format!(
+            "{at_least}{} {} for '{}' in the archive{filt}, best first (ties broken for '{}'){page}: {}{}",
+            total,
+            if total == 1 { "match" } else { "matches" },
+            clip(&a.query, 60),
+            reader.name,
+            titles(&rows, 3),
+            more_line(more, if more == 1 { "match" } else { "matches" }, &format!("{next}, or add words or filters"))
+        )
+    };
     let data = Searched {
         user: reader.name.clone(),
         query: clip(&a.query, 200),
-        hits: hits.len(),
+        hits: if weak { 0 } else { total },
         items: rows,
         more,
         quality: quality_value(&qual),
+        offset,
+        closest: weak,
     };
-    Ok(Answer::ok(with_notice(line, &notice), data).with_refs(refs).with_caveats(qual.caveat.clone()).into_value())
+    let mut caveats: Vec<String> = Vec::new();
+    if weak {
+        caveats.push(format!(
+            "these are near misses, not matches: each has fewer than {} of the query's {} terms",
+            found.needed, found.terms
+        ));
+    }
+    caveats.extend(qual.caveat.clone());
+    Ok(Answer::ok(with_notice(line, &notice), data).with_refs(refs).with_caveats(caveats).into_value())
+}
+
+/// The filters of a search, as a person would read them ("preprints, from arXiv, since
+/// 2026-10-01").
+fn describe_filters(a: &SearchArgs, tag: Option<&str>, source: Option<&str>, kind: Option<Kind>) -> String {
+    let mut parts = Vec::new();
+    if let Some(k) = kind {
+        parts.push(format!("{}s", k.as_str()));
+    }
+    if let Some(t) = tag {
+        parts.push(format!("tagged '{}'", clip(t, 40)));
+    }
+    if let Some(s) = source {
+        parts.push(format!("from '{}'", clip(s, 40)));
+    }
+    if let Some(s) = a.since.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        parts.push(format!("since {}", clip(s, 10)));
+    }
+    if let Some(s) = a.until.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        parts.push(format!("before {}", clip(s, 10)));
+    }
+    parts.join(", ")
 }
 
 /// Arguments of `feed.search`.
@@ -151,9 +282,25 @@ pub struct SearchArgs {
     /// Only items published on or after this date (`YYYY-MM-DD`).
     #[serde(default)]
     pub since: Option<String>,
+    /// Only items published before this date (`YYYY-MM-DD`).
+    #[serde(default)]
+    pub until: Option<String>,
+    /// Only items from feeds whose title or address contains this (e.g. `arxiv`, `Synthesis Letters`).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Only items of this kind: paper, preprint, survey, release or post (read from the
+    /// source and title, no model).
+    #[serde(default, alias = "type")]
+    pub kind: Option<String>,
     /// How many hits to show.
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
+    /// Skip this many hits (paging: the answer says the next offset).
+    #[serde(default)]
+    pub offset: Option<usize>,
+    /// Or the page to show (1 = first), `limit` hits a page.
+    #[serde(default)]
+    pub page: Option<usize>,
 }
 
 /// `feed.search` alone, over a context: the knowledge surface links it without the rest
@@ -163,7 +310,7 @@ pub fn search_tool(ctx: Arc<Context>) -> Tool {
         ToolSpec::new(
             "feed.search",
             "Search the archive",
-            "Search the whole archive of the reader's feeds for a topic, best matches for this reader first.\n\nFull-text search (words, \"quoted phrases\", tags like cs.LG), then ordered half by match and half by the reader's ranking. Filter by tag or since=YYYY-MM-DD.",
+            "Search the whole archive of the reader's feeds for a topic, best matches first.\n\nFull-text search with stemming (words, \"quoted phrases\", tags like cs.LG); title and tag matches rank higher and the reader's ranking only breaks near-ties. When nothing matches well it says so and lists the closest. Filters: kind (paper, preprint, survey, release, post), source, tag, since/until=YYYY-MM-DD; page with offset or page.",
             WRITE_IDEMPOTENT,
         ),
         move |a: SearchArgs| {

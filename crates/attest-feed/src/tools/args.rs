@@ -68,7 +68,7 @@ pub struct DigestArgs {
     /// The window in days.
     #[serde(default)]
     pub days: Bounded<1, MAX_DAYS, DIGEST_DAYS>,
-    /// How many topic groups to show; each shows up to 3 items.
+    /// How many topics to show (at most 8); each lists its best 3 items by title.
     #[serde(default)]
     pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
 }
@@ -124,6 +124,21 @@ pub struct ConfirmArgs {
     #[serde(default)]
     pub name: Option<String>,
     /// Must be true: this erases the reader's ratings (and, for delete, the reader).
+    #[serde(default)]
+    pub confirm: bool,
+}
+
+/// Arguments of `feed.persona_merge`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct MergeArgs {
+    /// The name to merge away (its ratings, reading history and interests move; the name
+    /// is deleted).
+    #[serde(default)]
+    pub from: String,
+    /// The name to keep.
+    #[serde(default)]
+    pub into: String,
+    /// Must be true: the `from` reader is deleted.
     #[serde(default)]
     pub confirm: bool,
 }

@@ -29,15 +29,15 @@ use crate::research::ResearchArgs;
 use crate::{FeedStore, router};
 
 pub use args::{
-    AskContext, ConfirmArgs, CreateArgs, DigestArgs, ItemArgs, ListArgs, PreviewArgs, RateArgs, SourceAddArgs,
-    SourceRemoveArgs, SourcesArgs, SuggestArgs, UpdateArgs, UserArgs,
+    AskContext, ConfirmArgs, CreateArgs, DigestArgs, ItemArgs, ListArgs, MergeArgs, PreviewArgs, RateArgs,
+    SourceAddArgs, SourceRemoveArgs, SourcesArgs, SuggestArgs, UpdateArgs, UserArgs,
 };
 pub use context::Context;
 pub use replies::{Digest, Group, Listed, Persona, Rated, ReadItem, Source, Sources, Suggestion};
 
 use personas::{
-    harvest_engagement, persona_create, persona_delete, persona_reset, persona_status, persona_suggest_interests,
-    persona_update,
+    harvest_engagement, persona_create, persona_delete, persona_merge, persona_reset, persona_status,
+    persona_suggest_interests, persona_update,
 };
 use reading::{digest, explain_tool, list, rate, read};
 use sources::{research_tool, source_add, source_preview, source_remove, source_suggest, sources};
@@ -177,6 +177,16 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
         ),
         persona_delete,
         ConfirmArgs
+    );
+    tool!(
+        ToolSpec::new(
+            "feed.persona_merge",
+            "Merge two readers",
+            "Merge two names of one person: the `from` reader's ratings and reading history move to `into` (where both rated an item, the later verdict stays), their interests are joined, and `from` is deleted.\n\nNeeds confirm=true; without it, says what would move.",
+            Hints::DESTRUCTIVE,
+        ),
+        persona_merge,
+        MergeArgs
     );
     tool!(
         ToolSpec::new(

@@ -4,7 +4,9 @@
 use attest_core::text::{clip, plural};
 use attest_core::{Answer, Outcome};
 
-use super::{ConfirmArgs, Context, CreateArgs, LIST_DAYS, Persona, SuggestArgs, Suggestion, UpdateArgs, UserArgs};
+use super::{
+    ConfirmArgs, Context, CreateArgs, LIST_DAYS, MergeArgs, Persona, SuggestArgs, Suggestion, UpdateArgs, UserArgs,
+};
 use crate::FeedError;
 use crate::model::Reader;
 use crate::persona::{self, Destructive};
@@ -85,7 +87,45 @@ pub(super) async fn persona_update(ctx: &Context, a: UpdateArgs) -> Outcome {
     .into_value())
 }
 
+/// `feed.persona_status` with no reader named, when there is not exactly one: every
+/// reader with their ratings and interests.
+async fn list_readers(ctx: &Context) -> Outcome {
+    let mut readers = ctx.store.readers().await?;
+    if readers.is_empty() {
+        return Ok(Answer::refuse(
+            "there are no readers yet: create one with feed.persona_create (a name and the topics to follow), or ask for today's reading under a new name.",
+        )
+        .with_options(vec!["feed.persona_create".into(), "feed.list".into()]));
+    }
+    readers.sort_by_key(|r| r.name.to_lowercase());
+    let total = readers.len();
+    let mut shown = Vec::new();
+    for r in readers.iter().take(MAX_READERS) {
+        let n = ctx.store.clicks(r.id).await?.len();
+        shown.push(persona_data(r, n));
+    }
+    let names: Vec<String> = shown
+        .iter()
+        .map(|p| {
+            format!("{} ({}, interests \"{}\")", p.user, plural(p.ratings, "rating", "ratings"), clip(&p.interests, 60))
+        })
+        .collect();
+    let line = format!(
+        "{}: {}{}. Pass user=<name> for one reader's status.",
+        plural(total, "reader", "readers"),
+        names.join("; "),
+        if total > shown.len() { format!(" and {} more", total - shown.len()) } else { String::new() }
+    );
+    Ok(Answer::ok(line, shown).into_value())
+}
+
+/// Most readers `feed.persona_status` lists.
+const MAX_READERS: usize = 20;
+
 pub(super) async fn persona_status(ctx: &Context, a: UserArgs) -> Outcome {
+    if a.user.trim().is_empty() && ctx.store.readers().await?.len() != 1 {
+        return list_readers(ctx).await;
+    }
     let (reader, _) = reader_for(ctx, "feed.persona_status", &a.user).await?;
     let (window, fp, since, _) = window_for(ctx, &reader, LIST_DAYS).await?;
     let (window, emb, _) = ctx.embeddings(&reader, window, &since, &fp).await?;
@@ -114,7 +154,9 @@ pub(super) async fn persona_reset(ctx: &Context, a: ConfirmArgs) -> Outcome {
     let (reader, _) = reader_for(ctx, "feed.persona_reset", named(&a.name, &a.user)).await?;
     let n = ctx.store.clicks(reader.id).await?.len();
     if let Err(msg) = persona::require_confirm(Destructive::Reset, a.confirm, &reader.name, n) {
-        return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_reset".into()]));
+        return Ok(Answer::refuse(msg)
+            .with_options(vec!["feed.persona_reset".into()])
+            .with_next(persona::confirm_step("feed.persona_reset")));
     }
     let w = ctx.store.reset_reader(reader.id).await?;
     ctx.reader_changed(reader.id);
@@ -134,13 +176,94 @@ pub(super) async fn persona_delete(ctx: &Context, a: ConfirmArgs) -> Outcome {
     let (reader, _) = reader_for(ctx, "feed.persona_delete", named(&a.name, &a.user)).await?;
     let n = ctx.store.clicks(reader.id).await?.len();
     if let Err(msg) = persona::require_confirm(Destructive::Delete, a.confirm, &reader.name, n) {
-        return Ok(Answer::refuse(msg).with_options(vec!["feed.persona_delete".into()]));
+        return Ok(Answer::refuse(msg)
+            .with_options(vec!["feed.persona_delete".into()])
+            .with_next(persona::confirm_step("feed.persona_delete")));
     }
     let w = ctx.store.delete_reader(reader.id).await?;
     ctx.invalidate();
     Ok(Answer::ok(
         format!("deleted reader '{}' with {}", reader.name, plural(w.clicks as usize, "rating", "ratings")),
         persona_data(&reader, 0),
+    )
+    .into_value())
+}
+
+/// Two interests texts as one: the parts of both (split at commas and semicolons), each
+/// once regardless of case, in order.
+fn join_interests(a: &str, b: &str) -> String {
+    let mut seen = std::collections::HashSet::new();
+    a.split([',', ';'])
+        .chain(b.split([',', ';']))
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && seen.insert(p.to_lowercase()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(super) async fn persona_merge(ctx: &Context, a: MergeArgs) -> Outcome {
+    if a.from.trim().is_empty() || a.into.trim().is_empty() {
+        return Ok(Answer::refuse(
+            "feed.persona_merge needs from=<the name to merge away> and into=<the name to keep>.",
+        )
+        .with_options(vec!["feed.persona_status".into()]));
+    }
+    let (from, _) = reader_for(ctx, "feed.persona_merge", &a.from).await?;
+    let (into, _) = reader_for(ctx, "feed.persona_merge", &a.into).await?;
+    if from.id == into.id {
+        return Ok(Answer::refuse(format!(
+            "'{}' and '{}' are already the same reader: nothing to merge.",
+            clip(&a.from, 64),
+            clip(&a.into, 64)
+        )));
+    }
+    let from_clicks = ctx.store.clicks(from.id).await?;
+    let into_items: std::collections::HashSet<i64> =
+        ctx.store.clicks(into.id).await?.iter().map(|c| c.item_id).collect();
+    let both = from_clicks.iter().filter(|c| into_items.contains(&c.item_id)).count();
+    let n_from = from_clicks.len();
+    let interests = match persona::validate_interests(&join_interests(&into.interests, &from.interests)) {
+        Ok(i) => i,
+        Err(_) => into.interests.clone(),
+    };
+    if !a.confirm {
+        return Ok(Answer::refuse(format!(
+            "refusing to merge '{}' into '{}' without confirmation: {} would join '{}''s{}, their interests would be joined, and the name '{}' would be deleted. Call feed.persona_merge again with confirm=true to go ahead.",
+            from.name,
+            into.name,
+            plural(n_from, "rating", "ratings"),
+            into.name,
+            if both > 0 {
+                format!(" (on {} both rated, the later verdict stays)", plural(both, "item", "items"))
+            } else {
+                String::new()
+            },
+            from.name
+        ))
+        .with_options(vec!["feed.persona_merge".into()])
+        .with_next(persona::confirm_step("feed.persona_merge")));
+    }
+    let m = ctx.store.merge_readers(from.id, into.id, &interests).await?;
+    ctx.invalidate();
+    let n = ctx.store.clicks(into.id).await?.len();
+    let r = ctx.store.reader(&into.name).await?.unwrap_or(into);
+    let replaced = if m.replaced > 0 {
+        format!(" ({} replaced by a later verdict)", plural(m.replaced as usize, "rating", "ratings"))
+    } else {
+        String::new()
+    };
+    Ok(Answer::ok(
+        format!(
+            "merged '{}' into '{}': {} moved{replaced}, '{}' now has {}; interests: {}. The name '{}' is gone.",
+            from.name,
+            r.name,
+            plural(m.moved as usize, "rating", "ratings"),
+            r.name,
+            plural(n, "rating", "ratings"),
+            clip(&r.interests, 200),
+            from.name
+        ),
+        persona_data(&r, n),
     )
     .into_value())
 }

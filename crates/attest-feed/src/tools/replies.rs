@@ -59,9 +59,11 @@ pub struct Rated {
 /// A topic group of `feed.digest`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Group {
-    /// The tag (or `from <source>` for untagged items).
+    /// The topic's name: its central concepts, or "other topics" for items of none.
     pub topic: String,
-    /// Items in the window carrying it.
+    /// The topic's central concepts (empty for "other topics").
+    pub concepts: Vec<String>,
+    /// Unrated items in the window in this topic.
     pub count: usize,
     /// Its best items for the reader (up to 3).
     pub items: Vec<Row>,
@@ -76,9 +78,9 @@ pub struct Digest {
     pub since: String,
     /// Unrated items in the window.
     pub candidates: usize,
-    /// Groups, the one holding the reader's best item first.
+    /// Topics, the one holding the reader's best item first; items of no topic last.
     pub groups: Vec<Group>,
-    /// Groups not shown.
+    /// Topics not shown.
     pub more_groups: usize,
     /// How far to trust the order.
     pub quality: Value,

@@ -1,6 +1,6 @@
 //! The subscription tools (`feed.source_*`, `feed.sources`) and `feed.research`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashMap;
 
 use attest_core::text::{clip, plural};
 use attest_core::{Answer, Outcome, Ref, Stop};
@@ -171,77 +171,84 @@ pub(super) async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Outcome {
         Some(u) => ctx.store.reader(u).await?,
         None => None,
     };
-    // arXiv categories the archive carries, weighted up by the reader's useful ratings.
-    let tags = ctx.store.tag_counts(1_000).await?;
-    let mut weight: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for (t, n) in &tags {
-        if let Some(cat) = arxiv_category(t) {
-            weight.entry(cat).or_default().0 += (*n).max(0) as usize;
+    // Concepts the archive carries (an arXiv code stored by an older ingest counts as
+    // the concepts it stands for), and the reader's liked and disliked ones.
+    let mut archive: HashMap<String, usize> = HashMap::new();
+    for (t, n) in ctx.store.tag_counts(2_000).await? {
+        for c in attest_tags::concept_tags(&t.to_lowercase()) {
+            *archive.entry(c).or_default() += n.max(0) as usize;
         }
     }
+    let mut liked: HashMap<String, i64> = HashMap::new();
     if let Some(r) = &reader {
         for (it, c) in ctx.store.clicked_items(r.id).await? {
-            if c.useful {
-                for t in &it.tags {
-                    if let Some(cat) = arxiv_category(t) {
-                        weight.entry(cat).or_default().1 += 1;
-                    }
+            for t in &it.tags {
+                for concept in attest_tags::concept_tags(&t.to_lowercase()) {
+                    *liked.entry(concept).or_default() += if c.useful { 1 } else { -1 };
                 }
             }
         }
     }
-    let subscribed: HashSet<String> = ctx.store.feeds().await?.into_iter().map(|f| f.url.to_lowercase()).collect();
-    let mut out: Vec<(usize, usize, String)> = weight
-        .into_iter()
-        .map(|(cat, (n, liked))| (liked, n, cat))
-        .filter(|(_, _, cat)| !subscribed.iter().any(|u| u.contains("arxiv") && u.contains(&cat.to_lowercase())))
-        .collect();
-    out.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
+    // Candidates: the arXiv listings, each scored by the concepts it stands for: three
+    // per net useful rating of the reader's on an item carrying one, one per archive
+    // item carrying one. A listing already subscribed is skipped.
+    let subscribed: Vec<String> = ctx.store.feeds().await?.into_iter().map(|f| f.url.to_lowercase()).collect();
+    let mut out: Vec<(i64, usize, i64, String, Vec<String>)> = Vec::new();
+    for (cat, concepts) in attest_tags::keyphrase::ARXIV {
+        if !cat.contains('.') {
+            continue; // a whole archive ("cs") is too broad a feed to suggest
+        }
+        let code = cat.to_lowercase();
+        if subscribed.iter().any(|u| u.contains("arxiv") && u.split(['/', '+', '?', '=', '&']).any(|p| p == code)) {
+            continue;
+        }
+        let n: usize = concepts.iter().map(|c| archive.get(*c).copied().unwrap_or(0)).sum();
+        let l: i64 = concepts.iter().map(|c| liked.get(*c).copied().unwrap_or(0)).sum();
+        let score = 3 * l + n as i64;
+        if score > 0 && (n > 0 || l > 0) {
+            out.push((score, n, l, cat.to_string(), concepts.iter().map(|c| c.replace('-', " ")).collect()));
+        }
+    }
+    out.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.3.cmp(&y.3)));
     let total = out.len();
     out.truncate(limit);
     if out.is_empty() {
         return Ok(Answer::refuse(
-            "no feed to suggest: the archive carries no arXiv category that a subscription does not already cover. Subscribe to a journal's or blog's own feed with feed.source_add(url), after feed.source_preview(url) to check it.",
+            "no feed to suggest: nothing in the archive (or in your ratings) points to an arXiv listing you are not already subscribed to. Subscribe to a journal's or blog's own feed with feed.source_add(url), after feed.source_preview(url) to check it.",
         )
         .with_options(vec!["feed.source_add".into(), "feed.source_preview".into()]));
     }
     let rows: Vec<Suggestion> = out
         .iter()
-        .map(|(liked, n, cat)| Suggestion {
+        .map(|(_, n, l, cat, names)| Suggestion {
             name: format!("https://rss.arxiv.org/rss/{cat}"),
             items: *n,
-            why: if *liked > 0 {
-                format!("arXiv {cat}: {n} items in the archive, {liked} rated useful")
-            } else {
-                format!("arXiv {cat}: {n} items in the archive (cross-listed), no subscription")
+            why: match (*l, reader.as_ref()) {
+                (l, Some(r)) if l > 0 => format!(
+                    "arXiv {cat} ({}): {} rated useful by '{}', {} in the archive",
+                    names.join(", "),
+                    plural(l as usize, "item about it", "items about it"),
+                    r.name,
+                    plural(*n, "item", "items")
+                ),
+                _ => format!("arXiv {cat} ({}): {} in the archive", names.join(", "), plural(*n, "item", "items")),
             },
         })
         .collect();
+    let whose = match &reader {
+        Some(r) if out.iter().any(|o| o.2 > 0) => format!(" for '{}', by what they rated useful", r.name),
+        _ => String::new(),
+    };
     let line = format!(
-        "feeds you could add: {}{}. Preview with feed.source_preview, subscribe with feed.source_add.",
-        rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>().join(", "),
-        more_line(total.saturating_sub(rows.len()), "categories", &format!("raise limit up to {MAX_LIMIT}"))
+        "feeds you could add{whose}: {}{}. Preview with feed.source_preview, subscribe with feed.source_add.",
+        out.iter()
+            .zip(&rows)
+            .map(|((_, _, _, _, names), r)| format!("{} ({})", r.name, names.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; "),
+        more_line(total.saturating_sub(rows.len()), "listings", &format!("raise limit up to {MAX_LIMIT}"))
     );
     Ok(Answer::ok(line, rows).with_options(vec![]).into_value())
-}
-
-/// `cs.lg` → `cs.LG`, `physics.chem-ph` → `physics.chem-ph`; other tags → None.
-fn arxiv_category(tag: &str) -> Option<String> {
-    const ARCHIVES: &[&str] = &[
-        "cs", "math", "stat", "physics", "q-bio", "q-fin", "eess", "econ", "astro-ph", "cond-mat", "quant-ph",
-        "hep-th", "nlin",
-    ];
-    let t = tag.trim().to_lowercase();
-    let (arch, sub) = t.split_once('.')?;
-    if !ARCHIVES.contains(&arch) || sub.is_empty() || !sub.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-        return None;
-    }
-    let sub = if matches!(arch, "cs" | "math" | "stat" | "q-bio" | "q-fin" | "eess" | "econ") && sub.len() <= 2 {
-        sub.to_uppercase()
-    } else {
-        sub.to_string()
-    };
-    Some(format!("{arch}.{sub}"))
 }
 
 pub(super) async fn sources(ctx: &Context, a: SourcesArgs) -> Outcome {

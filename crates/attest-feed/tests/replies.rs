@@ -1,0 +1,74 @@
+//! Short replies about an item through `feed.ask`, as an agent relays them: the feed
+//! catalogue in-process over the fixture feeds, one reader, and each reply sent with the
+//! `item_id` it is about. Every answer is snapshotted whole; afterwards the ratings
+//! stored are checked against what the replies said (source `agent`), and a reply
+//! about an item that does not exist must leave the ratings as they were.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use attest_core::Catalogue;
+use attest_feed::fetch::{FetchOptions, Fetcher};
+use attest_feed::tools::{Context, tools};
+use attest_feed::{ClickSource, FeedStore};
+use serde_json::{Value, json};
+
+fn fixtures() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/feeds")
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+async fn call(c: &Catalogue, tool: &str, args: &Value) -> Value {
+    let answer = c.call(tool, args.as_object().cloned().unwrap_or_default()).await.expect("no internal fault");
+    let text = serde_json::to_string(&answer).unwrap().replace(&fixtures(), "[fixtures]");
+    let today = attest_feed::model::now_stamp();
+    let time = regex::Regex::new(&format!(r"{}T\d\d:\d\d:\d\dZ", regex::escape(&today[..10]))).unwrap();
+    serde_json::from_str(&time.replace_all(&text, "[time]")).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_reply_form_rates_opens_or_asks_back() {
+    let store = FeedStore::in_memory().await.unwrap();
+    let fetcher = Fetcher::new(FetchOptions { allow_local: true, ..FetchOptions::default() });
+    let c = tools(Arc::new(Context::with_fetcher(store.clone(), fetcher)));
+    let f = fixtures();
+    for feed in ["arxiv-cs.rss", "synthesis-letters.rss"] {
+        let a = call(&c, "feed.source_add", &json!({"url": format!("{f}/{feed}")})).await;
+        assert_eq!(a["ok"], true, "{a}");
+    }
+    let a = call(&c, "feed.persona_create", &json!({"user": "maya", "interests": "language models"})).await;
+    assert_eq!(a["ok"], true, "{a}");
+    // (reply, item it is about, the verdict it must record: None = nothing recorded)
+    let replies: &[(&str, i64, Option<bool>)] = &[
+        ("hmm, let me think", 1, None),
+        ("super useful, thanks", 1, Some(true)),
+        ("hardly relevant", 2, Some(false)),
+        ("outside my field, sorry", 3, Some(false)),
+        ("nice catch!", 4, Some(true)),
+        ("fewer of these please", 5, Some(false)),
+        ("👍", 6, Some(true)),
+        ("not sure about this one", 7, None),
+        ("go on, say more", 7, None),
+        ("not relevant", 99_999, None),
+    ];
+    let mut all = Vec::new();
+    for (reply, item, _) in replies {
+        let args = json!({"question": reply, "user": "maya", "item_id": item});
+        let answer = call(&c, "feed.ask", &args).await;
+        all.push(json!({ "args": args, "answer": answer }));
+    }
+    insta::assert_json_snapshot!("replies", all);
+
+    let reader = store.reader("maya").await.unwrap().unwrap();
+    let clicks = store.clicks(reader.id).await.unwrap();
+    let mut stored: Vec<(i64, bool)> = clicks.iter().map(|c| (c.item_id, c.useful)).collect();
+    stored.sort();
+    let mut expected: Vec<(i64, bool)> = replies.iter().filter_map(|(_, i, v)| v.map(|v| (*i, v))).collect();
+    expected.sort();
+    assert_eq!(stored, expected);
+    assert!(clicks.iter().all(|c| c.source == ClickSource::Agent));
+}
