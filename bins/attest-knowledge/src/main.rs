@@ -8,11 +8,13 @@
 //! `:`-separated; default every `*.bib` under `RESEARCH_ROOT`), `ATTEST_ZOTERO` (a
 //! `zotero.sqlite`, or `off`), `ATTEST_CITATION_WEB=1` (CrossRef for DOIs, off by
 //! default; CrossRef is attached here, with `attest_crossref::enable`, only when it is
-//! set). See specs/knowledge-surface.md.
+//! set). The reference library (`cite.save`, `cite.sync`, `cite.related`,
+//! `cite.export`) lives in the same database as the archive. See
+//! specs/knowledge-surface.md.
 
 use std::sync::Arc;
 
-use attest_cite::{Sources, scan::resolver_config, tools as cite};
+use attest_cite::{Sources, library_tools, scan::resolver_config, tools as cite};
 
 fn main() -> std::process::ExitCode {
     attest_mcp::surface_main("knowledge", |config| async move {
@@ -23,7 +25,8 @@ fn main() -> std::process::ExitCode {
         let sources = attest_crossref::enable(sources);
         // Read on the first citation call, not before the handshake.
         let sources = Sources::lazy(sources);
-        catalogue.extend(cite::tools(Arc::clone(&sources)));
+        // The citation tools with the reference library in the same database.
+        catalogue.extend(library_tools::catalogue(&config, Arc::clone(&sources)).await?);
         catalogue.push(cite::check_tool(sources, config.root.clone()));
         Ok(catalogue)
     })

@@ -71,9 +71,13 @@ fn redacted(v: &Value, dirs: &[(&Path, &str)]) -> Value {
 
 const ALL_TOOLS: &[&str] = &[
     "cite.check",
+    "cite.export",
     "cite.lookup",
+    "cite.related",
+    "cite.save",
     "cite.search",
     "cite.sources",
+    "cite.sync",
     "feed.search",
     "kg.ask",
     "kg.central",
@@ -369,6 +373,21 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
         ("cite.check", json!({"path": "/etc"}), Some(false)),
         ("cite.check", json!({"path": "../"}), Some(false)),
         ("cite.check", json!({"path": "paper/missing.md"}), Some(false)),
+        // The reference library: empty, bad input, then saved, searched, related, exported.
+        ("cite.export", json!({}), Some(false)),
+        ("cite.related", json!({"to": "retrieval"}), Some(false)),
+        ("cite.save", json!({}), Some(false)),
+        ("cite.save", json!({"item_id": 999_999}), Some(false)),
+        ("cite.save", json!({"bibtex": "@misc{half, title={never closed"}), Some(false)),
+        ("cite.save", json!({"key": "vaswani2017attention"}), Some(true)),
+        ("cite.save", json!({"item_id": 1}), Some(true)),
+        ("cite.save", json!({"key": "vaswani2017attention"}), Some(true)),
+        ("cite.search", json!({"author": "vaswani", "year": "2017"}), Some(true)),
+        ("cite.search", json!({"year": "soon"}), Some(false)),
+        ("cite.related", json!({"item_id": 1}), None),
+        ("cite.related", json!({"to": "zzzz qqqq"}), Some(false)),
+        ("cite.export", json!({}), Some(true)),
+        ("cite.sync", json!({}), Some(true)),
         ("kg.tools", json!({}), Some(true)),
     ];
     for (tool, args, expect_ok) in calls {

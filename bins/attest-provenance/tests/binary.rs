@@ -7,7 +7,9 @@ fn the_binary_carries_nothing_of_what_this_surface_must_not_link() {
     let bytes = std::fs::read(env!("CARGO_BIN_EXE_attest-provenance")).unwrap();
     for (needle, what) in [
         ("api.crossref.org", "the CrossRef client"),
-        ("ureq", "an HTTP client"),
+        // The crate's source path (in panic locations and line tables), not the bare name:
+        // "ureq" also turns up inside the random hashes of compile-unit names.
+        ("/ureq-", "an HTTP client"),
         ("feed.source_add", "the feed catalogue"),
     ] {
         let found = memchr::memmem::find(&bytes, needle.as_bytes()).is_some();

@@ -39,6 +39,26 @@ pub struct BibFile {
     pub references: Vec<Reference>,
     /// What was wrong, in file order: skipped entries and defects of kept ones.
     pub problems: Vec<Problem>,
+    /// What a record leaves out, one per record, in the same order as `references`
+    /// (what the reference library keeps and exports beside the record).
+    pub details: Vec<Details>,
+}
+
+/// The parts of an entry a [`Reference`] leaves out, read for the reference library.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Details {
+    /// The BibTeX entry type, lower-case (`article`, `inproceedings`, `misc`).
+    pub kind: String,
+    /// The journal, proceedings or publisher's series (`journal`, `journaltitle`,
+    /// `booktitle`, else `howpublished`).
+    pub venue: Option<String>,
+    /// The abstract, as plain text.
+    pub abstract_text: String,
+    /// The `keywords` field, split at commas and semicolons.
+    pub keywords: Vec<String>,
+    /// Works it names as cited or related (`cites`, `references`, `related` fields):
+    /// keys, DOIs or arXiv ids, split at commas, semicolons and whitespace.
+    pub cites: Vec<String>,
 }
 
 impl BibFile {
@@ -261,6 +281,7 @@ pub fn parse(text: &str, origin: &str) -> BibFile {
     resolve(entries, &macros, &mut resolved, &mut file.problems);
     resolved.sort_by_key(|(line, _)| *line);
     file.problems.sort_by_key(|s| s.line);
+    file.details = resolved.iter().map(|(_, e)| details(e)).collect();
     file.references = resolved.into_iter().map(|(_, e)| to_reference(&e, origin)).collect();
     file
 }
@@ -497,6 +518,26 @@ fn to_reference(e: &biblatex::Entry, origin: &str) -> Reference {
         source: Source::Bibtex,
         fetched_at: None,
         origin: origin.to_string(),
+    }
+}
+
+fn details(e: &biblatex::Entry) -> Details {
+    let list = |name: &str, split: &[char]| -> Vec<String> {
+        field(e, name)
+            .map(|v| v.split(split).map(str::trim).filter(|w| !w.is_empty()).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let venue = ["journal", "journaltitle", "booktitle", "howpublished"].iter().find_map(|n| field(e, n));
+    let mut cites = Vec::new();
+    for name in ["cites", "references", "related"] {
+        cites.extend(list(name, &[',', ';', ' ', '\n', '\t']));
+    }
+    Details {
+        kind: e.entry_type.to_bibtex().to_string().to_lowercase(),
+        venue,
+        abstract_text: field(e, "abstract").unwrap_or_default(),
+        keywords: list("keywords", &[',', ';']),
+        cites,
     }
 }
 

@@ -18,6 +18,11 @@
 //! on the run ledger: the caller reads the claims (through `attest-claims`, as [`scan`]
 //! does) and passes their keys in.
 //!
+//! [`library`] is the reference library in the attest database (works saved from
+//! papers, feed items and `.bib` entries, deduplicated, exported as BibTeX) and
+//! [`library_tools`] the `cite.save` / `cite.sync` / `cite.related` / `cite.export`
+//! tools over it, with `cite.lookup` and `cite.search` asking the library first.
+//!
 //! The behaviour in detail, and where it differs from the original tool, is in
 //! `specs/cite.md`.
 
@@ -25,6 +30,8 @@
 
 pub mod bibtex;
 pub mod check;
+pub mod library;
+pub mod library_tools;
 mod reference;
 mod resolver;
 pub mod scan;

@@ -16,6 +16,8 @@ pub enum Source {
     Zotero,
     /// CrossRef, over the network (only when enabled).
     Web,
+    /// The reference library in the attest database (`cite.save`).
+    Library,
 }
 
 impl Source {
@@ -25,6 +27,7 @@ impl Source {
             Source::Bibtex => "bibtex",
             Source::Zotero => "zotero",
             Source::Web => "web",
+            Source::Library => "library",
         }
     }
 }
@@ -99,6 +102,11 @@ impl Reference {
 
     /// One readable line: `Vaswani et al. 2017, Attention Is All You Need (bibtex: refs/main.bib)`.
     pub fn line(&self) -> String {
+        // A library entry saved from a feed item has no authors: the item never named them.
+        if self.source == Source::Library && self.authors.is_empty() {
+            let year = self.year.map(|y| format!("{y}; ")).unwrap_or_default();
+            return format!("{} ({year}library: {})", self.title_or_untitled(), self.origin);
+        }
         let year = self.year.map(|y| format!(" {y}")).unwrap_or_default();
         format!(
             "{}{}, {} ({}: {})",

@@ -96,6 +96,8 @@ pub struct SourceInfo {
 struct Reader {
     info: SourceInfo,
     records: Vec<Reference>,
+    /// What each `.bib` record leaves out (same order as `records`; empty for Zotero).
+    details: Vec<bibtex::Details>,
     /// Lower-cased key, `doi:<doi>` and `arxiv:<id>` → index into `records`.
     index: HashMap<String, usize>,
 }
@@ -112,7 +114,7 @@ impl Reader {
                 index.entry(format!("arxiv:{}", a.to_lowercase())).or_insert(i);
             }
         }
-        Reader { info: SourceInfo { records: records.len(), ..info }, records, index }
+        Reader { info: SourceInfo { records: records.len(), ..info }, records, details: Vec::new(), index }
     }
 
     fn find(&self, needles: &[String]) -> Option<&Reference> {
@@ -135,6 +137,8 @@ pub struct Found {
 pub struct Sources {
     config: Option<ResolverConfig>,
     cell: tokio::sync::OnceCell<Arc<Resolver>>,
+    /// The sources read again by [`Sources::reload`] (`cite.sync`), when they were.
+    latest: std::sync::RwLock<Option<Arc<Resolver>>>,
 }
 
 impl std::fmt::Debug for Sources {
@@ -146,16 +150,23 @@ impl std::fmt::Debug for Sources {
 impl Sources {
     /// Sources read from `config` when first needed.
     pub fn lazy(config: ResolverConfig) -> Arc<Sources> {
-        Arc::new(Sources { config: Some(config), cell: tokio::sync::OnceCell::new() })
+        Arc::new(Sources { config: Some(config), cell: tokio::sync::OnceCell::new(), latest: Default::default() })
     }
 
     /// Sources already loaded.
     pub fn ready(resolver: Arc<Resolver>) -> Arc<Sources> {
-        Arc::new(Sources { config: None, cell: tokio::sync::OnceCell::new_with(Some(resolver)) })
+        Arc::new(Sources {
+            config: None,
+            cell: tokio::sync::OnceCell::new_with(Some(resolver)),
+            latest: Default::default(),
+        })
     }
 
     /// The resolver, loading the sources on the first call.
     pub async fn get(&self) -> Arc<Resolver> {
+        if let Some(r) = self.latest.read().ok().and_then(|l| l.clone()) {
+            return r;
+        }
         let config = self.config.as_ref();
         let load = || async move {
             match config {
@@ -164,6 +175,18 @@ impl Sources {
             }
         };
         Arc::clone(self.cell.get_or_init(load).await)
+    }
+
+    /// Read the sources again from disk (`.bib` files and Zotero change while a server
+    /// runs); later calls see the new reading. Sources made [`Sources::ready`] stay as
+    /// they are.
+    pub async fn reload(&self) -> Arc<Resolver> {
+        let Some(config) = &self.config else { return self.get().await };
+        let fresh = Arc::new(Resolver::build(config).await);
+        if let Ok(mut l) = self.latest.write() {
+            *l = Some(Arc::clone(&fresh));
+        }
+        fresh
     }
 
     /// Whether a lookup may reach the network, known without loading anything.
@@ -199,8 +222,16 @@ fn shown(path: &Path, base: Option<&Path>) -> String {
     path.display().to_string()
 }
 
-/// `.bib` files under `dir`, sorted, hidden folders skipped, at most 6 levels deep.
+/// `.bib` files under `dir`, sorted, hidden folders skipped, at most 6 levels deep. A
+/// symbolic link is followed only when it stays inside the directory the walk began
+/// in (the research root, by default): `attest_claims::confine`, the check every tool
+/// shares.
 fn bib_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let top = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    bib_files_in(&top, dir, depth, out);
+}
+
+fn bib_files_in(top: &Path, dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
@@ -209,9 +240,13 @@ fn bib_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         if name.starts_with('.') || name == "node_modules" || name == "target" {
             continue;
         }
+        let link = std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink());
+        if link && !attest_claims::confine::inside(top, &p) {
+            continue;
+        }
         if p.is_dir() {
             if depth < 6 {
-                bib_files(&p, depth + 1, out);
+                bib_files_in(top, &p, depth + 1, out);
             }
         } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("bib")) {
             out.push(p);
@@ -265,7 +300,7 @@ impl Resolver {
                 continue;
             }
             let name = shown(&path, base);
-            let (records, problems) = match tokio::task::spawn_blocking({
+            let records = match tokio::task::spawn_blocking({
                 let path = path.clone();
                 let name = name.clone();
                 move || bibtex::read(&path, &name)
@@ -285,13 +320,16 @@ impl Resolver {
                             }
                         })
                         .collect();
-                    (file.references, problems)
+                    (file.references, problems, file.details)
                 }
-                Ok(Err(e)) => (Vec::new(), vec![format!("could not read the file: {e}")]),
-                Err(e) => (Vec::new(), vec![format!("reading the file failed: {e}")]),
+                Ok(Err(e)) => (Vec::new(), vec![format!("could not read the file: {e}")], Vec::new()),
+                Err(e) => (Vec::new(), vec![format!("reading the file failed: {e}")], Vec::new()),
             };
+            let problems = records.1;
             let info = SourceInfo { name, kind: Source::Bibtex, network: false, records: 0, problems };
-            r.readers.push(Reader::new(info, records));
+            let mut reader = Reader::new(info, records.0);
+            reader.details = records.2;
+            r.readers.push(reader);
         }
         for p in missing {
             r.notes.push(SourceInfo {
@@ -380,25 +418,64 @@ impl Resolver {
         out
     }
 
+    /// Every record on disk with what its `.bib` entry adds, source by source in
+    /// lookup order (Zotero records have no details).
+    pub fn records(&self) -> Vec<(&Reference, Option<&bibtex::Details>)> {
+        self.readers.iter().flat_map(|r| r.records.iter().enumerate().map(|(i, rec)| (rec, r.details.get(i)))).collect()
+    }
+
     /// Records matching `query` on the sources on disk (never the network), best first:
     /// ranked by how many of the query's words appear in a record's key, title, authors
     /// and year, with an exact key, DOI or arXiv id first. Records with the same key are
     /// shown once (the first source wins). `limit` is clamped to 1..=100.
     pub fn search(&self, query: &str, limit: usize) -> Found {
+        if query.trim().is_empty() {
+            return Found { references: Vec::new(), matches: 0 };
+        }
+        self.search_with(query, limit, &[], &|_| true)
+    }
+
+    /// [`Resolver::search`] over `first` (another source's records, asked before these,
+    /// such as the reference library) and the sources on disk, keeping only the records
+    /// `keep` accepts. A record whose key, DOI or arXiv id was already shown is not shown
+    /// again. An empty query matches every record `keep` accepts, in source order.
+    pub fn search_with(
+        &self,
+        query: &str,
+        limit: usize,
+        first: &[Reference],
+        keep: &dyn Fn(&Reference) -> bool,
+    ) -> Found {
         let limit = limit.clamp(1, 100);
         let words = tokens(query);
         let exact = Self::needles(query);
+        let browse = query.trim().is_empty();
         let mut seen = HashSet::new();
         let mut scored: Vec<(f64, usize, &Reference)> = Vec::new();
         let mut order = 0usize;
-        for reader in &self.readers {
+        let leading = (!first.is_empty()).then(|| {
+            let info = SourceInfo {
+                name: String::new(),
+                kind: Source::Library,
+                network: false,
+                records: 0,
+                problems: Vec::new(),
+            };
+            Reader::new(info, first.to_vec())
+        });
+        for reader in leading.iter().chain(&self.readers) {
             let exact_hit = reader.find(&exact).map(|r| r as *const Reference);
             for r in &reader.records {
                 order += 1;
-                if !seen.insert(r.key.to_lowercase()) {
+                let mut names = vec![r.key.to_lowercase()];
+                names.extend(r.doi.as_ref().map(|d| format!("doi:{}", d.to_lowercase())));
+                names.extend(r.arxiv_id.as_ref().map(|a| format!("arxiv:{}", a.to_lowercase())));
+                let shown = names.iter().any(|n| seen.contains(n));
+                seen.extend(names);
+                if shown || !keep(r) {
                     continue;
                 }
-                let mut score = 0.0;
+                let mut score = if browse { 1.0 } else { 0.0 };
                 if exact_hit == Some(r as *const Reference) {
                     score += 100.0;
                 }
@@ -423,7 +500,9 @@ impl Resolver {
         }
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let matches = scored.len();
-        Found { references: scored.into_iter().take(limit).map(|(_, _, r)| r.clone()).collect(), matches }
+        let references = scored.into_iter().take(limit).map(|(_, _, r)| r.clone()).collect();
+        drop(leading);
+        Found { references, matches }
     }
 }
 

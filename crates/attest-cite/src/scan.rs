@@ -172,28 +172,25 @@ fn place(root: Option<&Path>, path: Option<&str>) -> Result<(PathBuf, Option<Pat
             _ => Err("no research root is configured: set RESEARCH_ROOT (or pass --root) to the directory that holds your drafts, or pass an absolute path to a draft".into()),
         };
     };
-    let root = root.canonicalize().map_err(|e| {
-        format!("the research root {} cannot be read ({e}); set RESEARCH_ROOT to an existing directory", root.display())
-    })?;
-    let given = match path {
-        None => root.clone(),
-        Some(p) if Path::new(p).is_absolute() => PathBuf::from(p),
-        Some(p) => root.join(p),
-    };
-    let c = given.canonicalize().map_err(|_| {
-        format!(
+    // The one confinement check (links followed), shared with the ledger's tools.
+    use attest_claims::confine::Refusal;
+    let (root, c) = attest_claims::confine::existing(root, path.map(Path::new)).map_err(|r| match r {
+        Refusal::NoRoot { root } => format!(
+            "the research root {} cannot be read; set RESEARCH_ROOT to an existing directory",
+            root.display()
+        ),
+        Refusal::Missing { path: given, root } => format!(
             "no such draft or directory: {} -- pass a path relative to the research root {}, or leave path out to check every draft",
             clip(&given.display().to_string(), 200),
             root.display()
-        )
-    })?;
-    if !c.starts_with(&root) {
-        return Err(format!(
+        ),
+        Refusal::Outside { path: given, root, .. } => format!(
             "{} is outside the research root {}; check a draft inside it, or set RESEARCH_ROOT to the directory that holds it",
             clip(&given.display().to_string(), 200),
             root.display()
-        ));
-    }
+        ),
+        r => r.to_string(),
+    })?;
     Ok((c, Some(root)))
 }
 

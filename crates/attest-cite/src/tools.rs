@@ -71,7 +71,7 @@ impl From<&Reference> for Row {
     }
 }
 
-fn reference_ref(r: &Reference) -> Ref {
+pub(crate) fn reference_ref(r: &Reference) -> Ref {
     match r.link() {
         Some(url) => Ref::with_url(format!("cite:{}", r.key), url),
         None => Ref::id(format!("cite:{}", r.key)),
@@ -94,10 +94,22 @@ pub struct LookupData {
 }
 
 /// Arguments of `cite.search`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct SearchArgs {
-    /// A few words: author names, title words, a year or a key.
+    /// A few words: author names, title words, a year or a key. May be left out when a
+    /// filter is given (then every record the filters keep is listed).
+    #[serde(default)]
     pub query: String,
+    /// Only works with an author of this name (a family name is enough; accents and
+    /// case do not matter).
+    #[serde(default)]
+    pub author: Option<String>,
+    /// Only works from this year (`2017`) or range of years (`2015-2019`, `2015-`, `-2019`).
+    #[serde(default)]
+    pub year: Option<String>,
+    /// Only library entries tagged with this concept (any spelling: `GNN`, `graph neural networks`).
+    #[serde(default)]
+    pub tag: Option<String>,
     /// How many results to show, 1 to 25 (default 5).
     #[serde(default)]
     #[schemars(range(min = 1, max = 25))]
@@ -194,38 +206,141 @@ pub async fn lookup(resolver: &Arc<Resolver>, args: LookupArgs) -> Result<Answer
 
 /// `cite.search`: records matching a few words, from the sources on disk.
 pub async fn search(resolver: &Arc<Resolver>, args: SearchArgs) -> Result<Answer<SearchData>, Fault> {
-    let query = args.query.trim();
-    if query.is_empty() {
-        return Ok(Answer::refuse(
-            "cite.search needs a few words: an author, title words, a year or a key (e.g. query=\"vaswani attention 2017\")",
-        ));
+    Ok(search_in(resolver, &[], args))
+}
+
+/// A year or a range of years, as `cite.search` takes it.
+fn years(text: &str) -> Option<(i32, i32)> {
+    let t = text.trim().replace("..", "-").replace(['\u{2013}', '\u{2014}'], "-");
+    let y = |s: &str| -> Option<Option<i32>> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Some(None);
+        }
+        s.parse::<i32>().ok().filter(|y| (1000..=2999).contains(y)).map(Some)
+    };
+    match t.split_once('-') {
+        None => y(&t)?.map(|v| (v, v)),
+        Some((a, b)) => {
+            let (a, b) = (y(a)?, y(b)?);
+            if a.is_none() && b.is_none() {
+                return None;
+            }
+            Some((a.unwrap_or(i32::MIN), b.unwrap_or(i32::MAX))).filter(|(a, b)| a <= b)
+        }
+    }
+}
+
+/// `cite.search` over the reference library (`library`, asked first) and the sources on
+/// disk, with the author, year and tag filters.
+pub fn search_in(resolver: &Resolver, library: &[crate::library::Entry], args: SearchArgs) -> Answer<SearchData> {
+    let query = clip(args.query.trim(), 300);
+    let author = args.author.as_deref().map(crate::library::fold).filter(|a| !a.is_empty());
+    let tag = args.tag.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let year_text = args.year.as_deref().map(str::trim).filter(|y| !y.is_empty());
+    if query.is_empty() && author.is_none() && tag.is_none() && year_text.is_none() {
+        return Answer::refuse(
+            "cite.search needs a few words (an author, title words, a year or a key, e.g. query=\"vaswani attention 2017\") or a filter: author, year or tag",
+        );
     }
     let limit = args.limit.unwrap_or(DEFAULT_SEARCH);
     if !(1..=MAX_SEARCH).contains(&limit) {
-        return Ok(Answer::refuse(format!("limit must be between 1 and {MAX_SEARCH}; got {limit}")));
+        return Answer::refuse(format!("limit must be between 1 and {MAX_SEARCH}; got {limit}"));
     }
-    let query = clip(query, 300);
-    let found = resolver.search(&query, limit as usize);
+    let span = match year_text.map(|y| (y, years(y))) {
+        Some((y, None)) => {
+            return Answer::refuse(format!(
+                "year: '{}' is not a year or a range; write 2017, 2015-2019, 2015- or -2019",
+                clip(y, 40)
+            ));
+        }
+        Some((_, Some(span))) => Some(span),
+        None => None,
+    };
+    // A tag names library entries only: resolve it against the library's own concepts.
+    let tag_keys: Option<std::collections::HashSet<String>> = match tag {
+        None => None,
+        Some(t) => {
+            let wanted = crate::library::canonical_tags(&[t.to_string()]);
+            let fold_of = |s: &str| attest_tags::fold_key(s);
+            let wanted: Vec<String> = wanted.iter().map(|w| fold_of(w)).collect();
+            let keys: std::collections::HashSet<String> = library
+                .iter()
+                .filter(|e| e.tags.iter().any(|g| wanted.contains(&fold_of(g))))
+                .map(|e| e.key.to_lowercase())
+                .collect();
+            if keys.is_empty() {
+                let near = crate::library::nearest_tags(t, library, 5);
+                let hint = if near.is_empty() {
+                    "no library entry has a tag yet: save works with cite.save (they are tagged with the concepts of your archive), or import your .bib files with cite.sync import=true".to_string()
+                } else {
+                    format!("tags in your library nearest to it: {}", near.join(", "))
+                };
+                return Answer::refuse(format!("no entry of your library is tagged '{}'; {hint}", clip(t, 80)))
+                    .with_options(vec!["cite.search".into(), "cite.related".into()]);
+            }
+            Some(keys)
+        }
+    };
+    let keep = |r: &Reference| -> bool {
+        if let Some(keys) = &tag_keys
+            && (r.source != Source::Library || !keys.contains(&r.key.to_lowercase()))
+        {
+            return false;
+        }
+        if let Some((a, b)) = span
+            && !r.year.is_some_and(|y| a <= y && y <= b)
+        {
+            return false;
+        }
+        if let Some(want) = &author {
+            let names: Vec<String> = r.authors.iter().map(|n| crate::library::fold(n)).collect();
+            let all: Vec<&str> = names.iter().flat_map(|n| n.split(' ')).collect();
+            if !want.split(' ').all(|w| all.contains(&w)) {
+                return false;
+            }
+        }
+        true
+    };
+    let first: Vec<Reference> = library.iter().map(crate::library::Entry::reference).collect();
+    let found = resolver.search_with(&query, limit as usize, &first, &keep);
+    let mut filters = Vec::new();
+    if let Some(a) = &args.author {
+        filters.push(format!("by {}", clip(a.trim(), 60)));
+    }
+    if let Some((a, b)) = span {
+        filters.push(match (a, b) {
+            (a, b) if a == b => format!("from {a}"),
+            (a, i32::MAX) => format!("from {a} on"),
+            (i32::MIN, b) => format!("up to {b}"),
+            (a, b) => format!("from {a} to {b}"),
+        });
+    }
+    if let Some(t) = tag {
+        filters.push(format!("tagged {}", clip(t, 60)));
+    }
+    let miss = if filters.is_empty() { format!("'{query}'") } else { format!("({})", filters.join(", ")) };
+    let miss = if query.is_empty() || filters.is_empty() { miss } else { format!("'{query}' {miss}") };
+    let mut what = if query.is_empty() { Vec::new() } else { vec![format!("for '{query}'")] };
+    what.extend(filters);
+    let what = what.join(" ");
+    let searched =
+        if library.is_empty() { resolver.source_names() } else { format!("your library, {}", resolver.source_names()) };
     if found.matches == 0 {
-        return Ok(Answer::refuse(format!(
-            "nothing in {} matches '{query}'; try fewer or other words (an author's family name, a title word), or add the reference to a .bib file",
-            resolver.source_names()
-        )));
+        return Answer::refuse(format!(
+            "nothing in {searched} matches {miss}; try fewer or other words (an author's family name, a title word), drop a filter, or add the reference to a .bib file"
+        ));
     }
     let top = &found.references[0];
     let head = if found.matches > found.references.len() {
-        format!(
-            "{} for '{query}', showing the best {}",
-            plural(found.matches, "match", "matches"),
-            found.references.len()
-        )
+        format!("{} {what}, showing the best {}", plural(found.matches, "match", "matches"), found.references.len())
     } else {
-        format!("{} for '{query}'", plural(found.matches, "match", "matches"))
+        format!("{} {what}", plural(found.matches, "match", "matches"))
     };
     let answer = format!("{head}. Best: {}", top.line());
     let refs = found.references.iter().map(reference_ref).collect();
     let data = SearchData { references: found.references.iter().map(Row::from).collect(), matches: found.matches };
-    Ok(Answer::ok(answer, data).with_refs(refs))
+    Answer::ok(answer, data).with_refs(refs)
 }
 
 /// `cite.sources`: where references come from, and whether anything reaches the network.

@@ -32,16 +32,27 @@ const MAX_QUESTION_CHARS: usize = 2_000;
 
 /// The routing table, in order; the first rule that claims the question decides.
 ///
-/// 1. A citation question goes to the surface's cite tools: a stated key, DOI or arXiv
+/// 1. The reference library: an export of it as BibTeX to `cite.export`, a refresh or
+///    import from the `.bib` files and Zotero to `cite.sync`, a work to keep to
+///    `cite.save` (a stated item id or reference, else asked back), what the library
+///    holds on a work or concept to `cite.related`.
+/// 2. A citation question goes to the surface's cite tools: a stated key, DOI or arXiv
 ///    id to `cite.lookup`, a draft's keys to `cite.check`, the bibliographies to
 ///    `cite.sources`, words about references to `cite.search`; any other is asked back
 ///    naming them.
-/// 2. A search of what was read, two concepts to connect, one concept's neighbourhood:
+/// 3. A search of what was read, two concepts to connect, one concept's neighbourhood:
 ///    decided by what the extraction patterns capture ([`Facts`]).
-/// 3. The phrase table, with each tool's arguments (kg.central's metric, kg.concepts'
+/// 4. The phrase table, with each tool's arguments (kg.central's metric, kg.concepts'
 ///    prefix), and a question back for feed.search, kg.path and kg.neighbors when the
 ///    question names no topic or concept to give them.
 pub static RULES: &[Rule<Facts>] = &[
+    Rule::new("cite.export", EXPORT_PHRASES).when(about_library).args(export_what).because("the library as BibTeX"),
+    Rule::new("cite.sync", SYNC_PHRASES).args(sync_how).because("the library refreshed from its sources"),
+    Rule::new("cite.save", SAVE_PHRASES).args(save_what).because("a work to keep in the library"),
+    Rule::new("cite.related", LIBRARY_PHRASES)
+        .when(asks_relation)
+        .args(related_to)
+        .because("what the library holds on it"),
     Rule::new("cite.lookup", LOOKUP_PHRASES).when(states_key).args(lookup_key).because("a reference to look up"),
     Rule::new("cite.check", CHECK_PHRASES).args(draft_path).because("the citation keys of a draft"),
     Rule::new("cite.sources", SOURCES_PHRASES).because("where references come from"),
@@ -308,6 +319,58 @@ pub const CITATION_PHRASES: &[&str] = &[
     "doi for",
 ];
 
+/// Phrases of keeping a work in the reference library (`cite.save`).
+pub const SAVE_PHRASES: &[&str] = &[
+    "save",
+    "add to my library",
+    "add it to my library",
+    "add this to my library",
+    "add that to my library",
+    "put it in my library",
+    "put this in my library",
+    "keep this paper",
+    "keep that paper",
+    "bookmark",
+];
+
+/// Phrases of writing the library out (`cite.export`), with a word naming the library
+/// or BibTeX ([`about_library`]).
+pub const EXPORT_PHRASES: &[&str] = &["export", "as bibtex", "to bibtex", "into bibtex", "a bibtex file", "a bib file"];
+
+/// Phrases of refreshing the library from the `.bib` files and Zotero (`cite.sync`).
+pub const SYNC_PHRASES: &[&str] = &[
+    "sync",
+    "resync",
+    "synchronise",
+    "synchronize",
+    "refresh my library",
+    "update my library",
+    "import my bib",
+    "import my bibtex",
+    "import my bib files",
+    "import my references",
+    "import my zotero",
+    "import from zotero",
+    "import from my bib",
+    "pull in my zotero",
+];
+
+/// Phrases naming the reference library itself.
+pub const LIBRARY_PHRASES: &[&str] = &[
+    "my library",
+    "my reference library",
+    "the library",
+    "my saved papers",
+    "my saved references",
+    "saved papers",
+    "my references",
+    "my bibliography",
+];
+
+/// Words of a relation asked about (with [`LIBRARY_PHRASES`], `cite.related`).
+const RELATION_PHRASES: &[&str] =
+    &["relate", "relates", "related", "relevant to", "similar to", "to do with", "connected to", "connects to"];
+
 /// Phrases that, with a key, DOI or arXiv id stated, ask for that reference.
 pub const LOOKUP_PHRASES: &[&str] = &[
     "look up",
@@ -410,10 +473,19 @@ impl attest_core::ask::Facts for Facts {
             .filter(|a| !a.is_empty() && a.split_whitespace().count() <= 6);
         let prefix =
             CONCEPT_PREFIX.iter().find_map(|r| r.captures(&body)).map(|c| clean(&c["p"])).filter(|p| !p.is_empty());
-        let citation = [CITATION_PHRASES, CHECK_PHRASES, SOURCES_PHRASES, SEARCH_REF_PHRASES]
-            .into_iter()
-            .find_map(|p| q.any(p))
-            .or_else(|| q.any(LOOKUP_PHRASES).filter(|_| REF_KEY.is_match(&q.raw)));
+        let citation = [
+            CITATION_PHRASES,
+            CHECK_PHRASES,
+            SOURCES_PHRASES,
+            SEARCH_REF_PHRASES,
+            SAVE_PHRASES,
+            SYNC_PHRASES,
+            LIBRARY_PHRASES,
+        ]
+        .into_iter()
+        .find_map(|p| q.any(p))
+        .or_else(|| q.any(LOOKUP_PHRASES).filter(|_| REF_KEY.is_match(&q.raw)))
+        .or_else(|| q.any(EXPORT_PHRASES).filter(|_| q.any(LIBRARY_WORDS).is_some()));
         let key = REF_KEY.captures(&q.raw).and_then(|c| {
             let k = c.name("doi").or(c.name("arxiv")).or(c.name("key"))?.as_str();
             Some(k.trim_end_matches(['.', ',', ';', ':', '?', '!', ')']).to_string())
@@ -428,6 +500,74 @@ impl attest_core::ask::Facts for Facts {
     /// A citation question is asked back naming the cite tools whatever else it says.
     fn keeps(&self, _own: Option<&Decision>) -> bool {
         self.citation.is_some()
+    }
+}
+
+/// Words that say an export is of the references, not of something else.
+const LIBRARY_WORDS: &[&str] =
+    &["library", "bibtex", "bib", "references", "bibliography", "refs", "citations", "saved papers"];
+
+fn about_library(a: &Asked<'_, Facts>) -> bool {
+    a.q.any(LIBRARY_WORDS).is_some()
+}
+
+/// "tagged X", "on X" at the end of an export: the concept to export.
+static EXPORT_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:tagged(?:\s+with)?|about|on)\s+(?P<t>[^?.!]+?)(?:\s+(?:as|to|into)\s+(?:a\s+)?bib(?:tex)?(?:\s+file)?)?[\s?.!]*$",
+    )
+});
+
+fn export_what(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let tag = EXPORT_TAG.captures(&a.q.raw).map(|c| clean(&c["t"])).filter(|t| {
+        !t.is_empty()
+            && !LIBRARY_WORDS.iter().any(|w| t.to_lowercase().ends_with(w))
+            && t.split_whitespace().count() <= 5
+    });
+    Ok(tag.map_or_else(Args::new, |t| args(&[("tag", &t)])))
+}
+
+fn sync_how(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let import = a.q.any(&["import", "add all", "add every", "add everything", "pull in"]).is_some();
+    Ok(if import { [("import".to_string(), Value::Bool(true))].into_iter().collect() } else { Args::new() })
+}
+
+/// "item 42", "item #42", "item:42", "item id 42": a feed item named in a question.
+static ITEM: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bitem\s*(?:id\s*)?[#:]?\s*(?P<n>\d{1,12})\b"));
+
+fn save_what(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    if let Some(n) = ITEM.captures(&a.q.raw).and_then(|c| c["n"].parse::<i64>().ok()) {
+        return Ok([("item_id".to_string(), Value::from(n))].into_iter().collect());
+    }
+    if let Some(k) = &a.facts.key {
+        return Ok(args(&[("key", k)]));
+    }
+    Err(Decision::ask_back(
+        "Which work should I save to your library? Pass item_id (a feed item), key (a citation key, DOI or arXiv id), paper (a result of feed.research) or bibtex.",
+        &["cite.save", "feed.search"],
+    ))
+}
+
+fn asks_relation(a: &Asked<'_, Facts>) -> bool {
+    a.q.any(RELATION_PHRASES).is_some()
+}
+
+/// What `cite.related` relates to: the words after "relates to", "similar to", ….
+static RELATED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:relates?|related|relevant|similar|connected|connects|to\s+do)\s+(?:to|with)\s+(?P<x>.+)$")
+});
+
+fn related_to(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    if let Some(n) = ITEM.captures(&a.q.raw).and_then(|c| c["n"].parse::<i64>().ok()) {
+        return Ok([("item_id".to_string(), Value::from(n))].into_iter().collect());
+    }
+    let x = RELATED_TO.captures(&a.facts.body).map(|c| clean(&c["x"])).filter(|x| !x.is_empty());
+    match x {
+        Some(x) => Ok(args(&[("to", &x)])),
+        None => Err(Decision::ask_back(
+            "Related to what? Name a work (its key, DOI or arXiv id), a feed item or a concept.",
+            &["cite.related", "cite.search"],
+        )),
     }
 }
 
