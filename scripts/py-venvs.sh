@@ -4,7 +4,8 @@
 #   scripts/py-venvs.sh            # target/py/mcp and target/py/hermes
 #   scripts/py-venvs.sh gen        # target/py/gen (mlflow + wandb, fixture generation only)
 #   scripts/py-venvs.sh frameworks # target/py/frameworks (ML framework fixtures only)
-#   scripts/py-venvs.sh all        # all four
+#   scripts/py-venvs.sh browser    # target/py/browser (selenium, for the attest web browser test)
+#   scripts/py-venvs.sh all        # all five
 #
 # Idempotent: each venv carries a stamp file holding its exact requirement
 # list; when the stamp matches, the venv is left alone and nothing is printed,
@@ -17,6 +18,7 @@
 #   gen      mlflow==3.17.2 wandb==0.31.0
 #   frameworks  transformers==4.57.1 sacred==0.8.7 hydra-core==1.3.2 keras==3.12.0
 #               jax[cpu]==0.8.1 tensorboardX==2.6.4 dvc==3.67.1   (no torch: see specs/fixtures.md §9)
+#   browser  selenium==4.40.0   (drives Debian's chromium through /usr/bin/chromedriver; no download)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,7 +31,8 @@ reqs_for() {
         hermes) echo "hermes-agent[mcp]==0.19.0" ;;
         gen) echo "mlflow==3.17.2 wandb==0.31.0" ;;
         frameworks) echo "transformers==4.57.1 sacred==0.8.7 hydra-core==1.3.2 keras==3.12.0 jax[cpu]==0.8.1 tensorboardX==2.6.4 dvc==3.67.1" ;;
-        *) echo "py-venvs.sh: unknown venv '$1' (expected mcp, hermes, gen, frameworks or all)" >&2; exit 2 ;;
+        browser) echo "selenium==4.40.0" ;;
+        *) echo "py-venvs.sh: unknown venv '$1' (expected mcp, hermes, gen, frameworks, browser or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -63,7 +66,7 @@ targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(mcp hermes)
 for t in "${targets[@]}"; do
     if [[ "$t" == all ]]; then
-        ensure mcp; ensure hermes; ensure gen; ensure frameworks
+        ensure mcp; ensure hermes; ensure gen; ensure frameworks; ensure browser
     else
         ensure "$t"
     fi
