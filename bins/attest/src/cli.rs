@@ -7,21 +7,32 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use attest_core::catalogue::JsonObject;
-use attest_core::{Answer, Catalogue, Config, Decision, Surface};
+use attest_core::{Answer, Budget, Catalogue, Config, Decision, Surface};
 use attest_mcp::{CommonArgs, Served, Transport};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::{demo, doctor, emit, feed, kg, print, setup, sym};
+use crate::{cite, demo, doctor, emit, feed, kg, print, setup, suggest, sym};
 
 #[derive(Parser)]
-#[command(name = "attest", version, about = "Auditable research provenance, fully local.", propagate_version = true)]
+#[command(
+    name = "attest",
+    version,
+    about = "Auditable research provenance, fully local.",
+    long_about = "Auditable research provenance, fully local: which arm of a sweep won, whether the numbers in a draft match the runs that produced them, whether a derivation holds, what to read today, with every number traced to the file it came from.",
+    after_help = "Exit codes: 0 done; 1 refused, contradicted or failed (the message says why); 2 a usage error (a mistyped flag, reader, family, metric or database); 3 unknown (attest sym). See specs/cli.md.",
+    propagate_version = true
+)]
 struct Cli {
     #[command(flatten)]
     common: CommonArgs,
-    /// Print the whole answer as JSON instead of text.
+    /// Print the whole answer as JSON instead of text (every row: nothing is cut).
     #[arg(long, global = true)]
     json: bool,
+    /// Create what is missing instead of refusing: a new database at --db, a new
+    /// reader for --user (with interests seeded from the archive).
+    #[arg(long, global = true)]
+    create: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -30,6 +41,7 @@ struct Cli {
 enum Command {
     /// The run ledger: scan artifacts, list, compare and show runs, record results.
     Runs {
+        /// What to do with the ledger.
         #[command(subcommand)]
         command: RunsCommand,
     },
@@ -51,6 +63,7 @@ enum Command {
     Ingest(feed::IngestArgs),
     /// Your reading feed: list, search, read, rate, explain, sources, personas.
     Feed {
+        /// What to do with the feed.
         #[command(subcommand)]
         command: feed::FeedCommand,
     },
@@ -58,6 +71,7 @@ enum Command {
     /// --user NAME` (or `eval --user NAME`) how well the ranking predicts a reader's own
     /// ratings (cross-validated AUC and precision at 5).
     Eval {
+        /// What to evaluate.
         #[command(subcommand)]
         what: Option<EvalWhat>,
         /// The reader, for the ranking evaluation (`attest eval --user NAME`, as before).
@@ -66,11 +80,19 @@ enum Command {
     },
     /// Exact algebra and calculus: verify, check, simplify, solve, diff, integrate, eval.
     Sym {
+        /// What to compute.
         #[command(subcommand)]
         command: sym::SymCommand,
     },
     #[command(flatten)]
     Kg(kg::KgCommand),
+    /// The reference library: `cite export [--out FILE] [--tag CONCEPT]` writes it as
+    /// BibTeX, `cite sync [--import]` refreshes it from your .bib files and Zotero.
+    Cite {
+        /// What to do with the library.
+        #[command(subcommand)]
+        command: cite::CiteCommand,
+    },
     /// Show which tool a question would go to, as JSON. With no question, read one
     /// per line from stdin and print one JSON line each.
     Route {
@@ -126,11 +148,29 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         bin_dir: Option<PathBuf>,
     },
-    /// Run the main job on the bundled example workspace, in a temporary database.
+    /// Print a completion script for your shell (e.g. `attest completions bash >
+    /// ~/.local/share/bash-completion/completions/attest`).
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on stdout, e.g. `attest man | man -l -`.
+    Man,
+    /// Show each part of attest doing its job on the bundled example workspace, in a
+    /// throwaway database: a sweep's winner with its caveats, a contradicted claim, a
+    /// proof and a counterexample, today's reading, a path through the concept graph.
     Demo {
         /// The workspace to use (default: examples/workspace).
         #[arg(long, value_name = "DIR")]
         workspace: Option<PathBuf>,
+    },
+    /// Read your feed, the ledger, your drafts' claims and the concept graph in the
+    /// browser, served on loopback (a non-loopback address needs ATTEST_HTTP_TOKEN).
+    Web {
+        /// The address to serve on (port 0: any free port).
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8899")]
+        addr: SocketAddr,
     },
 }
 
@@ -145,31 +185,41 @@ enum RunsCommand {
         #[arg(long)]
         explain: bool,
     },
-    /// List recorded runs.
+    /// List recorded runs under their project and family, saying how each family was
+    /// grouped.
     List {
+        /// Only runs of this project.
         #[arg(long)]
         project: Option<String>,
+        /// Only runs of this family.
         #[arg(long)]
         family: Option<String>,
-        #[arg(long, default_value_t = 10)]
+        /// How many runs to list, at most (any number).
+        #[arg(long, default_value_t = 200, value_name = "N")]
         limit: u32,
     },
     /// Rank the arms of a family on a metric, with every caveat.
     Compare {
+        /// The family, e.g. kdalpha (see `attest runs list`).
         family: String,
+        /// The metric to rank by (default: the most-reported one with a known direction).
         #[arg(long)]
         metric: Option<String>,
+        /// The project, when the family name exists in several.
         #[arg(long)]
         project: Option<String>,
     },
-    /// Show one run: its metrics, config, source file and content hash.
+    /// Show one run: its metrics, config, notes, source file and content hash.
     Show {
+        /// The run's name, e.g. kdalpha_75 (or project/name).
         name: String,
+        /// Its project, when the name exists in several.
         #[arg(long)]
         project: Option<String>,
     },
     /// Write new result files for a family's arms, then scan and compare them.
     Record {
+        /// The family the arms belong to; files are named FAMILY_ARM.json.
         family: String,
         /// The project directory to write into.
         #[arg(long)]
@@ -212,6 +262,13 @@ pub enum EvalWhat {
 
 /// Parse, run, and map the outcome to an exit code (2 for usage errors).
 pub fn main() -> ExitCode {
+    // Die quietly when the reader of our output goes away (`attest kg-report | head`),
+    // as other command-line tools do, instead of failing a write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let config = match Config::resolve(&attest_mcp::inputs_from_env(&cli.common)) {
         Ok(c) => c,
@@ -220,6 +277,16 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if cli.json
+        && let Some(why) = no_json(&cli.command)
+    {
+        eprintln!("attest: --json does not apply here: {why}");
+        return ExitCode::from(2);
+    }
+    if let Err(msg) = suggest::database(&config.db, database_use(&cli.command), cli.create) {
+        eprintln!("attest: {msg}");
+        return ExitCode::from(2);
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -227,12 +294,60 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match rt.block_on(run(cli.command, config, cli.json)) {
+    match rt.block_on(run(cli.command, config, cli.json, cli.create)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("attest: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Why `--json` means nothing for a command (it prints no answer, or prints a format of
+/// its own); `None` when the command prints JSON with it.
+fn no_json(command: &Command) -> Option<&'static str> {
+    match command {
+        Command::Serve { .. } => Some("`attest serve` speaks MCP (JSON-RPC) itself"),
+        Command::Emit { .. } => {
+            Some("`attest emit` prints the agent's own configuration format (`emit claude` is JSON)")
+        }
+        Command::Setup { .. } => {
+            Some("`attest setup` writes a configuration file; `attest setup --check` says what differs")
+        }
+        Command::Completions { .. } | Command::Man => Some("it prints a script or a manual page"),
+        Command::Demo { .. } => Some("the demo is a walkthrough for a person; each command it shows takes --json"),
+        Command::Web { .. } => Some("`attest web` serves pages to a browser"),
+        Command::Feed { command: feed::FeedCommand::Export } => {
+            Some("`attest feed export` prints OPML; `attest feed sources --json` lists the subscriptions as JSON")
+        }
+        _ => None,
+    }
+}
+
+/// What a command does with the database: nothing, read it (so it must exist), or
+/// fill it (so it may create it).
+fn database_use(command: &Command) -> suggest::DbUse {
+    use suggest::DbUse;
+    match command {
+        Command::Runs { command: RunsCommand::Scan { .. } | RunsCommand::Record { .. } }
+        | Command::Ingest(_)
+        | Command::Feed { command: feed::FeedCommand::Add { .. } }
+        | Command::Cite { command: cite::CiteCommand::Sync { .. } }
+        | Command::Serve { .. }
+        | Command::Web { .. } => DbUse::Fills,
+        Command::Feed { command: feed::FeedCommand::Personas { command: feed::PersonaCommand::Create { .. } } } => {
+            DbUse::Fills
+        }
+        Command::Route { .. }
+        | Command::Eval { what: Some(EvalWhat::Routing { .. }), .. }
+        | Command::Sym { .. }
+        | Command::Emit { .. }
+        | Command::Setup { .. }
+        | Command::Doctor { .. }
+        | Command::Completions { .. }
+        | Command::Man
+        | Command::Demo { .. } => DbUse::None,
+        _ => DbUse::Reads,
     }
 }
 
@@ -242,12 +357,12 @@ fn usage(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::from(2))
 }
 
-async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<ExitCode> {
+async fn run(command: Command, config: Config, json: bool, create: bool) -> anyhow::Result<ExitCode> {
     match command {
         Command::Runs { command } => runs(command, &config, json).await,
         Command::Claims { path, coverage, verdict } => claims(path, coverage, verdict, &config, json).await,
         Command::Ingest(args) => feed::ingest(args, &config, json).await,
-        Command::Feed { command } => feed::run(command, &config, json).await,
+        Command::Feed { command } => feed::run(command, &config, json, create).await,
         Command::Eval { what: Some(EvalWhat::Routing { file }), .. } => eval_routing(&file, json),
         Command::Eval { what: Some(EvalWhat::Feed(args)), .. } => feed::eval(args, &config, json).await,
         Command::Eval { what: None, user: Some(user) } => feed::eval(feed::EvalArgs { user }, &config, json).await,
@@ -255,13 +370,18 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
             usage("say what to evaluate: `attest eval routing FILE` or `attest eval feed --user NAME`")
         }
         Command::Sym { command } => sym::run(command, json).await,
-        Command::Kg(command) => kg::run(command, &config).await,
+        Command::Kg(command) => kg::run(command, &config, json).await,
+        Command::Cite { command } => cite::run(command, &config, json).await,
         Command::Route { surface, question } => route(&surface, question),
         Command::Serve { surface, http } => serve(surface, http, &config).await,
         Command::Backup { dest } => {
             let store = attest_store::Store::open(&config.db).await?;
             store.backup(&dest).await?;
-            println!("wrote a copy of {} to {}", config.db.display(), dest.display());
+            if json {
+                println!("{}", json!({ "ok": true, "database": config.db, "copy": dest }));
+            } else {
+                println!("wrote a copy of {} to {}", config.db.display(), dest.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Emit { target, bin_dir } => {
@@ -283,7 +403,7 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
                 None => std::env::current_exe()?.parent().context("executable has no directory")?.to_path_buf(),
             };
             let (found, _) = emit::find_binaries(&dir);
-            doctor::run(&config, &dir, &found).await
+            doctor::run(&config, &dir, &found, json).await
         }
         Command::Setup { agent, config: file, check, bin_dir } => {
             let Some(found) = surfaces_for_agents(bin_dir, &config)? else {
@@ -302,7 +422,16 @@ async fn run(command: Command, config: Config, json: bool) -> anyhow::Result<Exi
                 Err(e) => usage(format!("{e:#}")),
             }
         }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "attest", &mut std::io::stdout().lock());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout().lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Demo { workspace } => demo::run(workspace).await,
+        Command::Web { addr } => crate::web::run(addr, &config).await,
     }
 }
 
@@ -340,20 +469,20 @@ pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
     c.extend(attest_runs::tools::catalogue(config, Some(claim_citations(&sources))).await?);
     c.extend(feed::catalogue(config).await?);
     c.merge(attest_kg::tools::catalogue(config, attest_feed::embed::from_env(|k| std::env::var(k).ok())).await?);
-    c.merge(attest_cite::tools::tools(std::sync::Arc::clone(&sources)));
+    c.merge(attest_cite::library_tools::catalogue(config, std::sync::Arc::clone(&sources)).await?);
     c.merge(Catalogue::from(vec![attest_cite::tools::check_tool(sources, config.root.clone())]));
     c.merge(attest_sym::tools::catalogue(std::sync::Arc::new(sym_sandbox()?)));
     Ok(c)
 }
 
 /// The citation sources the environment configures (CrossRef too when asked for).
-fn citation_sources(config: &Config) -> std::sync::Arc<attest_cite::Sources> {
+pub(crate) fn citation_sources(config: &Config) -> std::sync::Arc<attest_cite::Sources> {
     let sources = attest_cite::scan::resolver_config(|k| std::env::var(k).ok(), config.root.as_deref());
     attest_cite::Sources::lazy(attest_crossref::enable(sources))
 }
 
 /// The claims check's view of those sources: `cite=` keys no source knows are `uncited`.
-fn claim_citations(
+pub(crate) fn claim_citations(
     sources: &std::sync::Arc<attest_cite::Sources>,
 ) -> std::sync::Arc<dyn attest_runs::tools::Citations> {
     use attest_runs::claims::{CiteResolver, KeyCheck};
@@ -385,14 +514,15 @@ fn sym_sandbox() -> anyhow::Result<impl Fn(Value) -> attest_sym::tools::Pending 
 
 /// Call a tool and print its answer; returns the answer for exit-code decisions.
 async fn call(config: &Config, tool: &str, args: Value, json: bool) -> anyhow::Result<Answer<Value>> {
-    let catalogue = attest_runs::tools::catalogue(config, Some(claim_citations(&citation_sources(config)))).await?;
+    let catalogue = attest_runs::tools::catalogue(config, Some(claim_citations(&citation_sources(config))))
+        .await?
+        .with_budget(Budget::Whole);
     let args: JsonObject = args.as_object().cloned().unwrap_or_default();
     let answer = catalogue.call(tool, args).await.map_err(|f| anyhow::anyhow!("{f}"))?;
-    let mut out = std::io::stdout().lock();
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
+        writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&answer)?)?;
     } else {
-        print::answer(&mut out, &answer)?;
+        print::answer(&mut anstream::stdout().lock(), &answer)?;
     }
     Ok(answer)
 }
@@ -408,6 +538,10 @@ async fn runs(command: RunsCommand, config: &Config, json: bool) -> anyhow::Resu
             ("runs.list", json!({ "project": project, "family": family, "limit": limit }))
         }
         RunsCommand::Compare { family, metric, project } => {
+            if let Err(msg) = suggest::family_and_metric(config, &family, metric.as_deref(), project.as_deref()).await?
+            {
+                return usage(msg);
+            }
             ("runs.compare", json!({ "family": family, "metric": metric, "project": project }))
         }
         RunsCommand::Show { name, project } => ("runs.detail", json!({ "name": name, "project": project })),
@@ -467,15 +601,15 @@ async fn scan(project: Option<String>, explain: bool, config: &Config, json: boo
     let (answer, skipped) = match report {
         Ok(r) => {
             let skipped = r.skipped.clone();
-            (attest_runs::tools::scan_answer(r).into_value(), skipped)
+            (attest_runs::tools::scan_answer(r).into_value().used("runs.scan"), skipped)
         }
         Err(attest_runs::LedgerError::Refused(msg)) => (Answer::refuse(msg), Vec::new()),
         Err(e) => return Err(e.into()),
     };
-    let mut out = std::io::stdout().lock();
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
+        writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&answer)?)?;
     } else {
+        let mut out = anstream::stdout().lock();
         print::answer(&mut out, &answer)?;
         if explain {
             if skipped.is_empty() {
@@ -638,4 +772,42 @@ async fn serve(surface: Option<String>, http: Option<SocketAddr>, config: &Confi
     let transport = http.map_or(Transport::Stdio, Transport::Http);
     attest_mcp::serve(served, transport, config.http_token.as_deref()).await?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every command and every flag or argument says what it is for in `--help`.
+    #[test]
+    fn every_command_and_flag_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let here = format!("{path} {}", cmd.get_name()).trim().to_string();
+            if cmd.get_about().is_none() && cmd.get_long_about().is_none() {
+                missing.push(here.clone());
+            }
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if ["help", "version"].contains(&id) {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{here} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                walk(sub, &here, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        let mut cmd = Cli::command();
+        cmd.build();
+        walk(&cmd, "", &mut missing);
+        assert!(missing.is_empty(), "commands or flags without help text: {missing:#?}");
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
 }

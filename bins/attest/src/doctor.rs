@@ -38,14 +38,30 @@ fn line(level: Level, what: &'static str, text: impl Into<String>) -> Line {
 }
 
 /// Run every check and print one line each.
-pub async fn run(config: &Config, bin_dir: &Path, found: &[Found]) -> anyhow::Result<ExitCode> {
+pub async fn run(config: &Config, bin_dir: &Path, found: &[Found], json: bool) -> anyhow::Result<ExitCode> {
     let mut lines = Vec::new();
     binaries(bin_dir, found, &mut lines);
     database(config, &mut lines).await;
     research_root(config, &mut lines);
     agents(config, found, &mut lines);
     services(&mut lines);
+    let fails = lines.iter().filter(|l| l.level == Level::Fail).count();
     let mut out = std::io::stdout().lock();
+    if json {
+        let checks: Vec<serde_json::Value> = lines
+            .iter()
+            .map(|l| {
+                let level = match l.level {
+                    Level::Ok => "ok",
+                    Level::Warn => "warn",
+                    Level::Fail => "fail",
+                };
+                serde_json::json!({ "check": l.what, "level": level, "text": l.text })
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&serde_json::json!({ "ok": fails == 0, "checks": checks }))?)?;
+        return Ok(if fails > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS });
+    }
     for l in &lines {
         let tag = match l.level {
             Level::Ok => "ok  ",
@@ -96,10 +112,8 @@ async fn database(config: &Config, lines: &mut Vec<Line>) {
             lines.push(line(
                 Level::Fail,
                 "database",
-                format!(
-                    "{} does not open: {e}. Restore a backup (`attest backup` writes one) or point ATTEST_DB elsewhere",
-                    db.display()
-                ),
+                // The store's message names the file and the fix (restore a backup, …).
+                e.to_string(),
             ));
             return;
         }

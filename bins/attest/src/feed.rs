@@ -9,13 +9,14 @@
 //! command: feed::FeedCommand }`, `Eval(feed::EvalArgs)`, dispatched to
 //! [`ingest`], [`run`] and [`eval`].
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use attest_core::catalogue::JsonObject;
+use attest_core::text::plural;
 use attest_core::{Answer, Catalogue, Config};
 use attest_feed::fetch::{FetchOptions, Fetcher};
 use attest_feed::tools::Context;
@@ -62,6 +63,7 @@ pub enum FeedCommand {
     Search {
         /// What to look for.
         query: String,
+        /// The reader (default: $ATTEST_USER).
         #[arg(long, env = "ATTEST_USER")]
         user: String,
         /// Only items with this tag.
@@ -70,18 +72,23 @@ pub enum FeedCommand {
         /// Only items published on or after this date (YYYY-MM-DD).
         #[arg(long)]
         since: Option<String>,
+        /// How many to show, at most.
         #[arg(long)]
         limit: Option<i64>,
     },
     /// Show one item in full.
     Read {
+        /// The item id, as `attest feed list` shows it.
         item_id: i64,
+        /// The reader (default: $ATTEST_USER).
         #[arg(long, env = "ATTEST_USER")]
         user: String,
     },
     /// Mark an item useful (or, with --not, not useful).
     Rate {
+        /// The item id, as `attest feed list` shows it.
         item_id: i64,
+        /// The reader (default: $ATTEST_USER).
         #[arg(long, env = "ATTEST_USER")]
         user: String,
         /// Not useful.
@@ -90,27 +97,35 @@ pub enum FeedCommand {
     },
     /// Why an item is ranked where it is.
     Explain {
+        /// The item id, as `attest feed list` shows it.
         item_id: i64,
+        /// The reader (default: $ATTEST_USER).
         #[arg(long, env = "ATTEST_USER")]
         user: String,
     },
     /// The week grouped by topic.
     Digest {
+        /// The reader (default: $ATTEST_USER).
         #[arg(long, env = "ATTEST_USER")]
         user: String,
+        /// The window in days (default 14).
         #[arg(long)]
         days: Option<i64>,
+        /// How many to show, at most.
         #[arg(long)]
         limit: Option<i64>,
     },
     /// List subscriptions (failing ones first).
     Sources {
+        /// How many to show, at most.
         #[arg(long, default_value_t = 16)]
         limit: i64,
     },
     /// Subscribe to a feed (an http(s) address or a local file), fetching it once.
     Add {
+        /// The feed's address: http(s), or a local file.
         url: String,
+        /// A title for it (default: the feed's own).
         #[arg(long)]
         title: Option<String>,
         /// Only register it; fetch at the next `attest ingest`.
@@ -124,7 +139,9 @@ pub enum FeedCommand {
     },
     /// Look at a feed without subscribing.
     Preview {
+        /// The feed's address: http(s), or a local file.
         url: String,
+        /// How many to show, at most.
         #[arg(long)]
         limit: Option<i64>,
     },
@@ -132,6 +149,7 @@ pub enum FeedCommand {
     Export,
     /// Readers (personas): list, create, update, status, reset, delete, suggest.
     Personas {
+        /// What to do with the readers.
         #[command(subcommand)]
         command: PersonaCommand,
     },
@@ -143,18 +161,30 @@ pub enum PersonaCommand {
     /// List the readers.
     List,
     /// Create a reader.
-    Create { name: String, interests: String },
+    Create {
+        /// The reader's name.
+        name: String,
+        /// Their interests, in plain words ("speech recognition, distillation").
+        interests: String,
+    },
     /// Replace (or with --append, extend) a reader's interests.
     Update {
+        /// The reader's name.
         name: String,
+        /// The interests, in plain words.
         interests: String,
+        /// Add to the interests instead of replacing them.
         #[arg(long)]
         append: bool,
     },
     /// A reader's ratings, interests and how far to trust their ranking.
-    Status { name: String },
+    Status {
+        /// The reader's name.
+        name: String,
+    },
     /// Forget a reader's ratings (keeps the reader).
     Reset {
+        /// The reader's name.
         name: String,
         /// Go ahead (without it, only says what would be erased).
         #[arg(long)]
@@ -162,12 +192,15 @@ pub enum PersonaCommand {
     },
     /// Delete a reader and their ratings.
     Delete {
+        /// The reader's name.
         name: String,
+        /// Go ahead (without it, only says what would be erased).
         #[arg(long)]
         yes: bool,
     },
     /// Suggest interests from what the archive covers.
     Suggest {
+        /// How many to show, at most.
         #[arg(long)]
         limit: Option<i64>,
     },
@@ -189,18 +222,16 @@ async fn open(config: &Config) -> anyhow::Result<FeedStore> {
 pub async fn catalogue(config: &Config) -> anyhow::Result<Catalogue> {
     let store = open(config).await?;
     // The embedding server and feed.research come from the environment, as in the server.
-    Ok(attest_feed::tools::tools(Arc::new(Context::with_fetcher(store, person_fetcher()).with_env_services())))
+    Ok(attest_feed::tools::tools(Arc::new(Context::with_fetcher(store, person_fetcher()).with_env_services()))
+        .with_budget(attest_core::Budget::Whole))
 }
 
 fn print_answer(answer: &Answer<Value>, json: bool) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(answer)?)?;
+        writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(answer)?)?;
     } else {
+        let mut out = anstream::stdout().lock();
         crate::print::answer(&mut out, answer)?;
-        for r in answer.refs.iter().filter(|r| r.url.is_some()) {
-            writeln!(out, "  {}  {}", r.id, r.url.as_deref().unwrap_or(""))?;
-        }
     }
     Ok(())
 }
@@ -210,7 +241,23 @@ fn code(ok: bool) -> ExitCode {
 }
 
 /// Run `attest feed <command>`: exit 0 when the answer is `ok`, 1 otherwise.
-pub async fn run(cmd: FeedCommand, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
+pub async fn run(cmd: FeedCommand, config: &Config, json: bool, create: bool) -> anyhow::Result<ExitCode> {
+    // A reader the tools would create on the spot: a typo must not make a new one.
+    let reader = match &cmd {
+        FeedCommand::List { user, .. }
+        | FeedCommand::Search { user, .. }
+        | FeedCommand::Read { user, .. }
+        | FeedCommand::Rate { user, .. }
+        | FeedCommand::Explain { user, .. }
+        | FeedCommand::Digest { user, .. } => Some(user.clone()),
+        _ => None,
+    };
+    if let Some(user) = reader
+        && let Err(msg) = crate::suggest::reader(&open(config).await?, &user, create).await?
+    {
+        eprintln!("attest: {msg}");
+        return Ok(ExitCode::from(2));
+    }
     let (tool, args) = match cmd {
         FeedCommand::List { user, limit, days } => ("feed.list", json!({"user": user, "limit": limit, "days": days})),
         FeedCommand::Search { query, user, tag, since, limit } => {
@@ -299,7 +346,7 @@ pub async fn ingest(args: IngestArgs, config: &Config, json: bool) -> anyhow::Re
         let seeds = feed_ingest::read_feeds_file(path)?;
         let s = feed_ingest::seed(&store, &seeds).await?;
         notes.push(match (s.seeded, s.reason) {
-            (true, _) => format!("seeded {} feeds from {}", s.subscribed, path.display()),
+            (true, _) => format!("seeded {} from {}", plural(s.subscribed, "feed", "feeds"), path.display()),
             (false, Some(why)) => format!("{} not used: {why}", path.display()),
             (false, None) => format!("{} not used", path.display()),
         });
@@ -313,7 +360,37 @@ pub async fn ingest(args: IngestArgs, config: &Config, json: bool) -> anyhow::Re
         );
         return Ok(ExitCode::from(2));
     }
-    let report = feed_ingest::ingest_all(&store, &person_fetcher()).await?;
+    let n_feeds = store.counts().await?.feeds;
+    let bar = (!json && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(n_feeds as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} feeds  {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    // One line per feed as it finishes (above the bar), in the order they finish.
+    let mut lines: Vec<(i64, String)> = Vec::new();
+    let report = feed_ingest::ingest_all_with(&store, &person_fetcher(), feed_ingest::DEFAULT_CONCURRENCY, |done| {
+        let name = done.feed.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| done.feed.url.clone());
+        let line = match &done.outcome {
+            Ok(o) if o.not_modified => format!("  ok      {name}: not modified since the last fetch"),
+            Ok(o) => format!("  ok      {name}: {} new, {} updated, {} already stored", o.added, o.updated, o.skipped),
+            Err(e) => format!("  failed  {name}: {e}"),
+        };
+        match &bar {
+            Some(b) => {
+                b.inc(1);
+                b.set_message(attest_core::text::clip(&name, 40));
+                b.println(&line);
+            }
+            None => lines.push((done.feed.id, line)),
+        }
+    })
+    .await?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&json!({"notes": notes, "report": report}))?)?;
@@ -321,19 +398,22 @@ pub async fn ingest(args: IngestArgs, config: &Config, json: bool) -> anyhow::Re
         for n in &notes {
             writeln!(out, "{n}")?;
         }
+        // Without a terminal, the per-feed lines in subscription order, so a log or a
+        // test reads the same every time.
+        lines.sort_by_key(|(id, _)| *id);
+        for (_, l) in &lines {
+            writeln!(out, "{l}")?;
+        }
         writeln!(
             out,
-            "{} feeds: {} added, {} updated, {} skipped as duplicates, {} not modified, {} failed",
-            report.feeds,
+            "{}: {} added, {} updated, {} skipped as duplicates, {} not modified, {} failed",
+            plural(report.feeds, "feed", "feeds"),
             report.added,
             report.updated,
             report.skipped,
             report.not_modified,
             report.failed.len()
         )?;
-        for f in &report.failed {
-            writeln!(out, "  failed {}: {}", f.url, f.error)?;
-        }
     }
     Ok(code(report.failed.len() < report.feeds))
 }
@@ -342,6 +422,10 @@ pub async fn ingest(args: IngestArgs, config: &Config, json: bool) -> anyhow::Re
 /// or has too few ratings (the sentence says what to do).
 pub async fn eval(args: EvalArgs, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let store = open(config).await?;
+    if let Err(msg) = crate::suggest::reader(&store, &args.user, false).await? {
+        eprintln!("attest: {msg}");
+        return Ok(ExitCode::from(2));
+    }
     match attest_feed::eval::evaluate_reader(&store, &args.user).await {
         Ok(e) => {
             let mut out = std::io::stdout().lock();

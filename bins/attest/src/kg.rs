@@ -44,38 +44,50 @@ pub enum KgCommand {
 }
 
 /// Run a knowledge command. Exit 1 when there is nothing to report (an empty graph).
-pub async fn run(command: KgCommand, config: &Config) -> anyhow::Result<ExitCode> {
+pub async fn run(command: KgCommand, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let store = attest_store::Store::open(&config.db)
         .await
         .with_context(|| format!("opening the database {}", config.db.display()))?;
     let feed = FeedStore::new(store);
     match command {
-        KgCommand::KgReport { min_size, svg } => kg_report(&feed, min_size.max(1), svg).await,
-        KgCommand::Tag { chat: true, limit, .. } => chat_tag(&feed, limit.max(1)).await,
-        KgCommand::Tag { max, .. } => tag(&feed, max.clamp(1, 20)).await,
+        KgCommand::KgReport { min_size, svg } => kg_report(&feed, min_size.max(1), svg, json).await,
+        KgCommand::Tag { chat: true, limit, .. } => chat_tag(&feed, limit.max(1), json).await,
+        KgCommand::Tag { max, .. } => tag(&feed, max.clamp(1, 20), json).await,
     }
 }
 
-async fn kg_report(feed: &FeedStore, min_size: usize, svg: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+async fn kg_report(feed: &FeedStore, min_size: usize, svg: Option<PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
     let loaded = tools::load(feed, Params::default()).await.context("reading the archive's tags")?;
     if loaded.graph.is_empty() {
         eprintln!("{}", loaded.empty_message());
         return Ok(ExitCode::FAILURE);
     }
+    let path = svg.unwrap_or_else(|| PathBuf::from("kg-report.svg"));
+    std::fs::write(&path, report::svg(&loaded.graph)).with_context(|| format!("writing {}", path.display()))?;
+    let shown = std::fs::canonicalize(&path).unwrap_or(path);
+    if json {
+        let v = serde_json::json!({
+            "health": loaded.graph.health(),
+            "clusters": loaded.graph.communities(min_size),
+            "note": loaded.caveat(),
+            "svg": shown,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     print!("{}", report::text(&loaded.graph, min_size));
     if let Some(c) = loaded.caveat() {
         println!("note: {c}");
     }
-    let path = svg.unwrap_or_else(|| PathBuf::from("kg-report.svg"));
-    std::fs::write(&path, report::svg(&loaded.graph)).with_context(|| format!("writing {}", path.display()))?;
-    let shown = std::fs::canonicalize(&path).unwrap_or(path);
     println!("picture of the largest component: {}", shown.display());
     Ok(ExitCode::SUCCESS)
 }
 
-async fn tag(feed: &FeedStore, max: usize) -> anyhow::Result<ExitCode> {
+async fn tag(feed: &FeedStore, max: usize, json: bool) -> anyhow::Result<ExitCode> {
     let r = tagging::tag_with_keyphrases(feed, max).await.context("tagging items")?;
-    if r.candidates == 0 {
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else if r.candidates == 0 {
         println!("every item already has keyphrase or chat tags; nothing to do");
     } else {
         println!(
@@ -91,7 +103,7 @@ async fn tag(feed: &FeedStore, max: usize) -> anyhow::Result<ExitCode> {
 
 /// `attest tag --chat`: exit 2 when no chat model is configured, 1 when the endpoint
 /// could not be reached or no item could be tagged.
-async fn chat_tag(feed: &FeedStore, limit: usize) -> anyhow::Result<ExitCode> {
+async fn chat_tag(feed: &FeedStore, limit: usize, json: bool) -> anyhow::Result<ExitCode> {
     let settings = match tagging::ChatSettings::from_env(|k| std::env::var(k).ok()) {
         Ok(Some(s)) => s,
         Ok(None) => {
@@ -107,12 +119,13 @@ async fn chat_tag(feed: &FeedStore, limit: usize) -> anyhow::Result<ExitCode> {
     };
     let model = std::sync::Arc::new(tagging::HttpChat::new(settings));
     let r = tagging::tag_with_chat(feed, model, limit).await.context("tagging items")?;
-    println!("tagged {} of {} items with {}", r.tagged, r.candidates, r.model);
-    for (id, why) in r.failed.iter().take(10) {
-        println!("item {id} keeps its keyphrases: {why}");
-    }
-    if r.failed.len() > 10 {
-        println!("… and {} more items kept their keyphrases", r.failed.len() - 10);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        println!("tagged {} of {} items with {}", r.tagged, r.candidates, r.model);
+        for (id, why) in &r.failed {
+            println!("item {id} keeps its keyphrases: {why}");
+        }
     }
     if let Some(why) = &r.stopped {
         eprintln!("attest: stopped: {why} (items tagged so far are kept; run again to continue)");

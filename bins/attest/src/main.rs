@@ -3,6 +3,8 @@
 //! Commands that answer questions run the same catalogue tools the MCP servers serve,
 //! so the CLI and an agent always see the same numbers, caveats and refusals.
 
+mod audience;
+mod cite;
 mod cli;
 mod demo;
 mod doctor;
@@ -11,7 +13,9 @@ mod feed;
 mod kg;
 mod print;
 mod setup;
+mod suggest;
 mod sym;
+mod web;
 
 use std::process::ExitCode;
 

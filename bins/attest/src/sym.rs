@@ -44,9 +44,9 @@ pub enum SymCommand {
         /// The file holding the steps (default: stdin).
         file: Option<PathBuf>,
     },
-    /// Simplify an expression.
+    /// Simplify an expression, and factor it over the rationals.
     ///
-    /// `attest sym simplify "(x^2-1)/(x-1)"`.
+    /// `attest sym simplify "(x^2-1)/(x-1)"`, `attest sym simplify "x^4 + 4"`.
     Simplify {
         /// The expression.
         expr: String,
@@ -167,7 +167,7 @@ pub enum SymCommand {
         #[arg(long)]
         var: Option<String>,
     },
-    /// Determinant, inverse, rank, transpose, product or eigenvalues of small matrices.
+    /// Determinant, inverse, rank, transpose, product, eigenvalues and eigenvectors; entries may be symbols.
     ///
     /// `attest sym matrix "[[2, 1], [1, 1]]" --op inverse`; a product takes both:
     /// `attest sym matrix "[[1,2],[3,4]] * [[0,1],[1,0]]" --op product`.
@@ -218,14 +218,14 @@ pub async fn run(command: SymCommand, json: bool) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let catalogue = attest_sym::tools::catalogue(Arc::new(attest_sym::tools::Inline));
+    let catalogue =
+        attest_sym::tools::catalogue(Arc::new(attest_sym::tools::Inline)).with_budget(attest_core::Budget::Whole);
     let args: JsonObject = args.as_object().cloned().unwrap_or_default();
     let answer = catalogue.call(tool, args).await.map_err(|f| anyhow::anyhow!("{f}"))?;
-    let mut out = std::io::stdout().lock();
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&answer)?)?;
+        writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&answer)?)?;
     } else {
-        print::answer(&mut out, &answer)?;
+        print::answer(&mut anstream::stdout().lock(), &answer)?;
     }
     Ok(exit_code(&answer))
 }

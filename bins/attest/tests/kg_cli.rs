@@ -140,7 +140,12 @@ fn kg_report_on_an_empty_archive_exits_1_and_draws_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("empty.db");
     let svg = dir.path().join("none.svg");
+    // A database that does not exist is refused as a likely typo (exit 2)...
     let o = attest(&["kg-report", "--svg", svg.to_str().unwrap()], &db, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(!db.exists(), "a typo creates no database");
+    // ...and a new, empty one has nothing to draw (exit 1).
+    let o = attest(&["kg-report", "--create", "--svg", svg.to_str().unwrap()], &db, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(!svg.exists(), "no picture of nothing");
 }

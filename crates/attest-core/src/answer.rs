@@ -7,6 +7,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::next::Next;
+
 /// Something the answer rests on that the reader can follow up: an id, and a url when
 /// there is one (`file://` for artifacts on disk, `https://` for papers).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -62,6 +64,11 @@ pub struct Answer<T = serde_json::Value> {
     /// The tool-specific detail behind the answer; absent when `ok` is false.
     #[serde(default)]
     pub data: Option<T>,
+    /// The step a refusal offers, as data, so each audience can word it (the text
+    /// holds the agent's wording). Never sent: see [`crate::next`].
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub next: Option<Next>,
 }
 
 impl<T> Answer<T> {
@@ -75,6 +82,7 @@ impl<T> Answer<T> {
             options: Vec::new(),
             tool_used: None,
             data: Some(data),
+            next: None,
         }
     }
 
@@ -88,6 +96,7 @@ impl<T> Answer<T> {
             options: Vec::new(),
             tool_used: None,
             data: None,
+            next: None,
         }
     }
 
@@ -120,6 +129,13 @@ impl<T> Answer<T> {
         self
     }
 
+    /// Keep the step the answer line offers (written there with [`Next::for_agent`])
+    /// as data, so another audience can word it its own way.
+    pub fn with_next(mut self, next: Next) -> Self {
+        self.next = Some(next);
+        self
+    }
+
     /// Say which tool answered.
     pub fn used(mut self, tool: impl Into<String>) -> Self {
         self.tool_used = Some(tool.into());
@@ -144,6 +160,7 @@ impl<T> Answer<T> {
             options: self.options,
             tool_used: self.tool_used,
             data: self.data.map(f),
+            next: self.next,
         }
     }
 }

@@ -376,6 +376,7 @@ fn describe_params(schema: &JsonObject) -> String {
 #[derive(Clone, Default, Debug)]
 pub struct Catalogue {
     tools: Vec<Tool>,
+    budget: crate::budget::Budget,
 }
 
 /// One line of a catalogue listing, as `<ns>.tools` returns it.
@@ -445,7 +446,15 @@ impl Catalogue {
 
     /// Keep only the tools a surface serves, in order.
     pub fn restrict(self, surface: &Surface) -> Catalogue {
-        Catalogue { tools: self.tools.into_iter().filter(|t| surface.allows(t.name())).collect() }
+        Catalogue { tools: self.tools.into_iter().filter(|t| surface.allows(t.name())).collect(), budget: self.budget }
+    }
+
+    /// Answer under `budget`: [`Budget::Agent`](crate::Budget::Agent) (the default,
+    /// what every server uses) cuts lists and holds answers to [`MAX_RESPONSE_CHARS`];
+    /// [`Budget::Whole`](crate::Budget::Whole) sends every row (the command line).
+    pub fn with_budget(mut self, budget: crate::budget::Budget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// The tools, in order.
@@ -488,9 +497,17 @@ impl Catalogue {
     /// catalogue (how an agent reaches a tool in the same turn it learned of it);
     /// otherwise its router decides, and the decision is final: a question back is
     /// answered as one, a tool is called by name with the arguments the question
-    /// stated plus the surface's pass-through context. Every answer is held to
-    /// [`MAX_RESPONSE_CHARS`].
+    /// stated plus the surface's pass-through context. Under the agent's budget (the
+    /// default) every answer is held to [`MAX_RESPONSE_CHARS`]; see [`Self::with_budget`].
     pub async fn call(&self, name: &str, args: JsonObject) -> Result<Answer<Value>, Fault> {
+        let answer = crate::budget::scope(self.budget, self.dispatch(name, args)).await?;
+        Ok(match self.budget {
+            crate::budget::Budget::Agent => fit(answer),
+            crate::budget::Budget::Whole => answer,
+        })
+    }
+
+    async fn dispatch(&self, name: &str, args: JsonObject) -> Result<Answer<Value>, Fault> {
         let Some(tool) = self.get(name) else {
             return Ok(Answer::refuse(format!(
                 "there is no tool '{}' here. Tools available: {}.",
@@ -499,7 +516,7 @@ impl Catalogue {
             )));
         };
         let Some(ask) = &tool.ask else {
-            return Ok(fit(tool.call(args).await?));
+            return tool.call(args).await;
         };
         let req = match (ask.parse)(args) {
             Ok(r) => r,
@@ -513,7 +530,7 @@ impl Catalogue {
         }
         let decision = ask.router.route(&req.question, &req.given);
         let Some(target) = decision.tool else {
-            return Ok(fit(Answer::ask_back(decision.answer, decision.options)));
+            return Ok(Answer::ask_back(decision.answer, decision.options));
         };
         let Some(tool) = self.get(&target) else {
             // A rule naming a tool this catalogue lacks: a wiring bug, answered plainly.
@@ -531,7 +548,7 @@ impl Catalogue {
                 args.insert(key.to_string(), v.clone());
             }
         }
-        Ok(fit(tool.call(args).await?))
+        tool.call(args).await
     }
 
     async fn direct(&self, ask: &str, target: Value, args: Option<Value>) -> Result<Answer<Value>, Fault> {
@@ -570,7 +587,7 @@ impl Catalogue {
         let Some(tool) = self.get(target) else {
             return Ok(Answer::refuse(format!("{ask} cannot run '{target}' here.")));
         };
-        Ok(fit(tool.call(args).await?))
+        tool.call(args).await
     }
 }
 
@@ -803,6 +820,18 @@ mod tests {
         assert!(a.ok);
         assert!(a.data.is_none());
         assert!(a.caveat.unwrap().contains("budget"));
+    }
+
+    #[test]
+    fn the_whole_budget_keeps_every_detail() {
+        let a = block(cat().with_budget(crate::Budget::Whole).call("t.big", JsonObject::new())).unwrap();
+        assert_eq!((a.ok, a.caveat.as_deref()), (true, None));
+        assert_eq!(a.data.unwrap().as_str().map(str::len), Some(10_000));
+        // Through `t.ask` too: the budget holds for the routed call.
+        let b =
+            block(cat().with_budget(crate::Budget::Whole).call("t.ask", obj(serde_json::json!({"question": "big"}))))
+                .unwrap();
+        assert!(b.data.is_some(), "{b:?}");
     }
 
     #[test]

@@ -8,8 +8,10 @@
 
 pub mod answer;
 pub mod ask;
+pub mod budget;
 pub mod catalogue;
 pub mod config;
+pub mod next;
 pub mod route;
 pub mod routing_eval;
 pub mod stop;
@@ -17,8 +19,10 @@ pub mod surface;
 pub mod text;
 
 pub use answer::{Answer, Ref};
+pub use budget::{Budget, RowLimit};
 pub use catalogue::{AskArgs, Catalogue, Fault, Hints, NoArgs, Tool, ToolSpec};
 pub use config::{Config, ConfigError, ConfigInputs, ToolNames};
+pub use next::Next;
 pub use route::Decision;
 pub use stop::{Bounded, Outcome, Stop};
 pub use surface::{SURFACES, Surface};

@@ -59,6 +59,14 @@ impl Stop {
         self
     }
 
+    /// Keep the step the refusal's line offers as data (see [`crate::next`]).
+    pub fn with_next(mut self, next: crate::next::Next) -> Stop {
+        if let Stop::Refused(a) = &mut self {
+            a.next = Some(next);
+        }
+        self
+    }
+
     /// The answer a refusal carries; `None` for a fault.
     pub fn refusal(&self) -> Option<&Answer<Value>> {
         match self {

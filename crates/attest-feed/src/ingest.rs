@@ -213,30 +213,43 @@ pub fn parse_feed(bytes: &[u8], now: OffsetDateTime) -> Result<ParsedFeed> {
     Ok(ParsedFeed { title, items })
 }
 
-/// Keyphrase tags most new items receive at ingest.
-pub const KEYPHRASES_PER_ITEM: usize = 4;
+/// Concept tags most new items receive at ingest.
+pub const KEYPHRASES_PER_ITEM: usize = attest_tags::DEFAULT_TAGS_PER_ITEM;
 
-/// Tag parsed items with keyphrases from their titles and summaries
-/// ([`attest_tags::keyphrase::extract`]), mapped onto `vocabulary` (the archive's
-/// concepts, from [`attest_tags::vocabulary`]) where a phrase means one of them.
-/// Deterministic; a keyphrase the feed already gave as a tag is not repeated.
-/// Items are independent, so a large batch is split across the machine's cores.
+/// Tag parsed items with concepts from their titles and summaries, as one batch
+/// ([`attest_tags::batch_concepts`]): noun phrases named through `vocabulary` (the
+/// archive's concepts, from [`attest_tags::vocabulary`]) and the built-in one, kept
+/// when known, when they recur across the batch, or when the item leans on them.
+/// Feed categories that are arXiv codes become the names of their fields
+/// (`cs.lg` → `machine-learning`). Deterministic; a concept the feed already gave as a
+/// tag is not repeated. Candidates are found item by item, split across the
+/// machine's cores for a large batch.
 pub fn add_keyphrases(items: &mut [NewItem], vocabulary: &Vocabulary) {
-    let tag = |part: &mut [NewItem]| {
-        for it in part {
-            it.keyphrases =
-                attest_tags::item_keyphrases(&it.title, &it.summary, &it.tags, vocabulary, KEYPHRASES_PER_ITEM);
-        }
+    for it in items.iter_mut() {
+        let mut tags: Vec<String> = it.tags.iter().flat_map(|t| attest_tags::concept_tags(t)).collect();
+        tags.sort();
+        tags.dedup();
+        it.tags = tags;
+    }
+    let canon = attest_tags::Canon::builtin();
+    let find = |part: &[NewItem]| -> Vec<Vec<attest_tags::keyphrase::Candidate>> {
+        part.iter().map(|it| attest_tags::keyphrase::candidates(&it.title, &it.summary, vocabulary, canon)).collect()
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if threads == 1 || items.len() < 256 {
-        return tag(items);
+    let cands: Vec<Vec<attest_tags::keyphrase::Candidate>> = if threads == 1 || items.len() < 256 {
+        find(items)
+    } else {
+        std::thread::scope(|s| {
+            let parts: Vec<_> =
+                items.chunks(items.len().div_ceil(threads)).map(|part| s.spawn(move || find(part))).collect();
+            parts.into_iter().flat_map(|h| h.join().expect("candidate thread")).collect()
+        })
+    };
+    let chosen =
+        attest_tags::select_without_own(&cands, items.iter().map(|it| it.tags.as_slice()), KEYPHRASES_PER_ITEM);
+    for (it, tags) in items.iter_mut().zip(chosen) {
+        it.keyphrases = tags;
     }
-    std::thread::scope(|s| {
-        for part in items.chunks_mut(items.len().div_ceil(threads)) {
-            s.spawn(move || tag(part));
-        }
-    });
 }
 
 /// The vocabulary keyphrases are mapped onto: every stored tag as a concept.
@@ -275,12 +288,22 @@ async fn ingest_feed_inner(
     feed: &Feed,
     vocabulary: &Arc<Vocabulary>,
 ) -> Result<FeedOutcome> {
+    let got = fetch_feed(fetcher, feed, vocabulary).await?;
+    store_feed(store, feed, got).await
+}
+
+/// A feed fetched and parsed, not yet stored.
+enum Got {
+    NotModified,
+    Parsed { parsed: ParsedFeed, validators: crate::fetch::Validators, now: OffsetDateTime },
+}
+
+/// Fetch and parse one feed (the slow part, run for several feeds at once); nothing
+/// is stored.
+async fn fetch_feed(fetcher: &Fetcher, feed: &Feed, vocabulary: &Arc<Vocabulary>) -> Result<Got> {
     let validators = crate::fetch::Validators { etag: feed.etag.clone(), last_modified: feed.last_modified.clone() };
     let body = match fetcher.fetch(&feed.url, &validators).await? {
-        Fetched::NotModified => {
-            store.record_fetch_ok(feed.id, None, None).await?;
-            return Ok(FeedOutcome { not_modified: true, ..FeedOutcome::default() });
-        }
+        Fetched::NotModified => return Ok(Got::NotModified),
         Fetched::Body(b) => b,
     };
     let now = OffsetDateTime::now_utc();
@@ -294,21 +317,82 @@ async fn ingest_feed_inner(
     })
     .await
     .map_err(|e| FeedError::NotAFeed(format!("parser task failed: {e}")))??;
+    Ok(Got::Parsed { parsed, validators: body.validators, now })
+}
+
+/// Store what [`fetch_feed`] got, in one transaction. Feeds are stored one after the
+/// other in subscription order, so which copy of a cross-feed duplicate is kept does
+/// not depend on which fetch finished first.
+async fn store_feed(store: &FeedStore, feed: &Feed, got: Got) -> Result<FeedOutcome> {
+    let (parsed, validators, now) = match got {
+        Got::NotModified => {
+            store.record_fetch_ok(feed.id, None, None).await?;
+            return Ok(FeedOutcome { not_modified: true, ..FeedOutcome::default() });
+        }
+        Got::Parsed { parsed, validators, now } => (parsed, validators, now),
+    };
     let out = store.add_items(Some(feed.id), &parsed.items, &stamp(now)).await?;
-    store.record_fetch_ok(feed.id, Some(&body.validators), parsed.title.as_deref()).await?;
+    store.record_fetch_ok(feed.id, Some(&validators), parsed.title.as_deref()).await?;
     Ok(FeedOutcome { added: out.added, updated: out.updated, skipped: out.skipped, not_modified: false })
 }
 
-/// Ingest every subscribed feed in turn. A feed that fails (unreachable, too large,
-/// too slow, not a feed) is listed in `failed` and the others continue; only a
+/// Ingest every subscribed feed, a few at a time. A feed that fails (unreachable, too
+/// large, too slow, not a feed) is listed in `failed` and the others continue; only a
 /// database failure that prevents listing the feeds ends the run with an error.
 pub async fn ingest_all(store: &FeedStore, fetcher: &Fetcher) -> Result<IngestReport> {
+    ingest_all_with(store, fetcher, DEFAULT_CONCURRENCY, |_| {}).await
+}
+
+/// How many feeds [`ingest_all`] fetches at once.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+/// One feed's result, as [`ingest_all_with`] reports it when the feed is done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedDone {
+    /// The feed.
+    pub feed: Feed,
+    /// What it added, or why it failed.
+    pub outcome: std::result::Result<FeedOutcome, String>,
+}
+
+/// [`ingest_all`] fetching at most `concurrency` feeds at once; each feed's items are
+/// stored in its own transaction, in subscription order (so the result is the same as
+/// one feed after the other), and `done` is called as each feed is stored.
+pub async fn ingest_all_with(
+    store: &FeedStore,
+    fetcher: &Fetcher,
+    concurrency: usize,
+    mut done: impl FnMut(&FeedDone),
+) -> Result<IngestReport> {
+    use futures::StreamExt as _;
     let feeds = store.feeds().await?;
     let vocabulary = load_vocabulary(store).await?;
+    let before = crate::tagging::last_item_id(store).await?;
+    let mut fed = 0usize;
     let mut report = IngestReport { feeds: feeds.len(), ..IngestReport::default() };
-    for feed in &feeds {
-        match ingest_feed_with(store, fetcher, feed, &vocabulary).await {
+    let order: Vec<String> = feeds.iter().map(|f| f.url.clone()).collect();
+    let mut running = futures::stream::iter(feeds)
+        .map(|feed| {
+            let vocabulary = &vocabulary;
+            async move {
+                let got = fetch_feed(fetcher, &feed, vocabulary).await;
+                (feed, got)
+            }
+        })
+        .buffered(concurrency.max(1));
+    while let Some((feed, got)) = running.next().await {
+        let outcome = match got {
+            Ok(got) => store_feed(store, &feed, got).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = &outcome
+            && let Err(db) = store.record_fetch_error(feed.id, &e.to_string()).await
+        {
+            tracing::warn!(feed = %feed.url, "could not record the fetch error: {db}");
+        }
+        match &outcome {
             Ok(o) => {
+                fed += (o.added > 0) as usize;
                 report.added += o.added;
                 report.updated += o.updated;
                 report.skipped += o.skipped;
@@ -319,6 +403,14 @@ pub async fn ingest_all(store: &FeedStore, fetcher: &Fetcher) -> Result<IngestRe
                 report.failed.push(FailedFeed { url: feed.url.clone(), error: e.to_string() });
             }
         }
+        done(&FeedDone { feed, outcome: outcome.map_err(|e| e.to_string()) });
+    }
+    // Failures in subscription order, whatever order they finished in.
+    report.failed.sort_by_key(|f| order.iter().position(|u| *u == f.url));
+    // Each feed's items were tagged as a batch; items of several feeds are tagged
+    // again together, so a concept two feeds share recurs.
+    if fed >= 2 {
+        crate::tagging::retag_since(store, before, KEYPHRASES_PER_ITEM).await?;
     }
     Ok(report)
 }

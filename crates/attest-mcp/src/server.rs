@@ -80,7 +80,7 @@ fn tools_tool(surface: &'static Surface, listing: Listing) -> Tool {
         async move {
             let names: Vec<&str> = listing.tools.iter().map(|t| t.name.as_str()).collect();
             Ok::<_, attest_core::Fault>(Answer::ok(
-                format!("{} tool(s): {}.", names.len(), names.join(", ")),
+                format!("{}: {}.", attest_core::text::plural(names.len(), "tool", "tools"), names.join(", ")),
                 Listing::clone(&listing),
             ))
         }
@@ -155,7 +155,7 @@ impl Session {
         }
         // A panicking handler is a fault like any other: it is answered, never dropped.
         match AssertUnwindSafe(self.served.catalogue.call(name, args)).catch_unwind().await {
-            Ok(Ok(answer)) => (render(answer), changed),
+            Ok(Ok(answer)) => (render(self.word_next(answer)), changed),
             Ok(Err(fault)) => {
                 tracing::error!(tool = name, error = ?fault, "internal fault");
                 (internal_error(name), changed)
@@ -165,6 +165,23 @@ impl Session {
                 (internal_error(name), changed)
             }
         }
+    }
+}
+
+impl Session {
+    /// The step a refusal offers ([`attest_core::Next`]) with the tool spelled as this
+    /// server serves it (`runs_record` for clients that reject dots); the text holds the
+    /// dotted spelling otherwise unchanged.
+    fn word_next(&self, mut answer: Answer<serde_json::Value>) -> Answer<serde_json::Value> {
+        if let Some(next) = &answer.next {
+            let spelled = self.served.names.spell(&next.tool);
+            if spelled != next.tool
+                && let Some(text) = next.render_in(&answer.answer, &next.render(&spelled))
+            {
+                answer.answer = text;
+            }
+        }
+        answer
     }
 }
 
@@ -307,5 +324,26 @@ mod tests {
         let n = serde_json::to_string(&r).unwrap().chars().count();
         assert!(n < 7_000, "{n} characters");
         assert!(text_of(&r).contains("there is no tool"));
+    }
+
+    /// A refusal's next step names the tool as this server spells it.
+    #[tokio::test]
+    async fn the_next_step_is_spelled_as_served() {
+        let spec = ToolSpec::new("test.write", "Write", "Writes.", Hints::default());
+        let write = Tool::new(spec, |_: NoArgs| async move {
+            let next = attest_core::Next::again("test.write").with("confirm", true);
+            Err::<Answer<()>, _>(
+                attest_core::Stop::refuse(format!("would write. Call {} to go ahead.", next.for_agent()))
+                    .with_next(next),
+            )
+        });
+        for (names, want) in [
+            (ToolNames::Dotted, "Call test.write again with confirm=true to go ahead."),
+            (ToolNames::Underscore, "Call test_write again with confirm=true to go ahead."),
+        ] {
+            let s = Served::flat(Catalogue::from(vec![write.clone()]), names).session();
+            let (r, _) = s.call("test.write", JsonObject::new()).await;
+            assert_eq!(r.structured_content.clone().unwrap()["answer"], format!("would write. {want}"));
+        }
     }
 }

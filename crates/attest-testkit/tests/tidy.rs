@@ -68,6 +68,7 @@ const SURFACES: &[Surface] = &[
             "attest-crossref",
             "attest-openai",
             "attest-sandbox",
+            "attest-web",
             "ureq",
             "reqwest",
         ],
@@ -84,6 +85,7 @@ const SURFACES: &[Surface] = &[
             "attest-crossref",
             "attest-openai",
             "sqlx",
+            "attest-web",
             "ureq",
             "reqwest",
         ],
@@ -98,12 +100,22 @@ const SURFACES: &[Surface] = &[
             // The feed catalogue (fetching, ingest, feed.source_add, feed.research):
             // knowledge serves `feed.search` from attest-archive alone.
             "attest-feed",
+            "attest-web",
         ],
         http_only_via: &["attest-crossref", "attest-openai"],
     },
     Surface {
         package: "attest-feed-bin",
-        forbidden: &["attest-runs", "attest-sym", "attest-kg", "attest-cite", "attest-crossref", "attest-sandbox"],
+        forbidden: &[
+            "attest-runs",
+            "attest-sym",
+            // attest-kg is linked for its pure concept graph: feed.digest groups the
+            // window's items by graph community (no kg tool is served here).
+            "attest-cite",
+            "attest-crossref",
+            "attest-sandbox",
+            "attest-web",
+        ],
         http_only_via: &["attest-feed"],
     },
 ];
