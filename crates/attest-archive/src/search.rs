@@ -140,7 +140,7 @@ pub fn needed(terms: usize) -> usize {
 
 /// Turn user text into a safe FTS5 query: quoted terms joined by OR. A word with inner
 /// punctuation (`C-H`, `cs.LG`) becomes a phrase of its parts, as does a "quoted
-/// phrase"; a word of a family ([`FAMILIES`]) is searched with its relatives.
+/// phrase"; a word of a family (`FAMILIES`) is searched with its relatives.
 /// `None` when nothing searchable is left.
 pub fn fts_query(text: &str) -> Option<String> {
     let terms = fts_terms(text);

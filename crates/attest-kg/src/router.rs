@@ -334,7 +334,7 @@ pub const SAVE_PHRASES: &[&str] = &[
 ];
 
 /// Phrases of writing the library out (`cite.export`), with a word naming the library
-/// or BibTeX ([`about_library`]).
+/// or BibTeX (`about_library`).
 pub const EXPORT_PHRASES: &[&str] = &["export", "as bibtex", "to bibtex", "into bibtex", "a bibtex file", "a bib file"];
 
 /// Phrases of refreshing the library from the `.bib` files and Zotero (`cite.sync`).
