@@ -620,12 +620,18 @@ fn compare_answer(mut c: Comparison) -> Answer<Compared> {
                 Some(l) if l != w => format!("{l} ({w})"),
                 _ => w.clone(),
             };
-            format!(
-                "winner: {w} by {}{split} ({better}{on}); {}: {}{how}",
-                c.metric,
-                plural(n_arms, "arm", "arms"),
-                ranked.join(", ")
-            )
+            // "winner" only when nothing casts doubt on the order; otherwise the top
+            // arm is named as ranking first and the caveats say why it is not settled.
+            let head = if c.caveats.is_empty() {
+                format!("winner: {w} by {}{split} ({better}{on})", c.metric)
+            } else {
+                let which = match c.caveats.len() {
+                    1 => "the caveat".to_string(),
+                    n => format!("the {n} caveats"),
+                };
+                format!("{w} ranks first by {}{split} ({better}{on}), but no winner is declared: see {which} below", c.metric)
+            };
+            format!("{head}; {}: {}{how}", plural(n_arms, "arm", "arms"), ranked.join(", "))
         }
         None => format!("no arm of {} reports {}, so nothing was ranked", c.family, c.metric),
     };
@@ -777,7 +783,11 @@ fn record_answer(o: RecordOutcome) -> Answer<Value> {
     if let Some(c) = &o.comparison
         && let Some(w) = &c.winner
     {
-        line.push_str(&format!("; winner: {w} by {}", c.metric));
+        if c.caveats.is_empty() {
+            line.push_str(&format!("; winner: {w} by {}", c.metric));
+        } else {
+            line.push_str(&format!("; {w} ranks first by {}, but no winner is declared (see the caveats)", c.metric));
+        }
     }
     let caveats: Vec<String> = o
         .comparison
