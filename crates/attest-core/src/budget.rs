@@ -22,7 +22,6 @@ use std::task::{Context, Poll};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::Value;
 
 /// How much of an answer to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -131,19 +130,10 @@ impl<const MAX: i64, const DEFAULT: i64> Default for RowLimit<MAX, DEFAULT> {
 
 impl<'de, const MAX: i64, const DEFAULT: i64> Deserialize<'de> for RowLimit<MAX, DEFAULT> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Option::<Value>::deserialize(d)?;
-        let n = match &v {
-            None | Some(Value::Null) => return Ok(RowLimit(DEFAULT)),
-            Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
-            Some(Value::String(s)) => s.trim().parse::<i64>().ok(),
-            Some(_) => None,
-        };
-        match n {
-            Some(n) => Self::new(n).map_err(serde::de::Error::custom),
-            None => Err(serde::de::Error::custom(Self::out_of_range(crate::text::clip(
-                &v.map(|v| v.to_string()).unwrap_or_default(),
-                40,
-            )))),
+        match crate::stop::whole_number(d)? {
+            Ok(None) => Ok(RowLimit(DEFAULT)),
+            Ok(Some(n)) => Self::new(n).map_err(serde::de::Error::custom),
+            Err(shown) => Err(serde::de::Error::custom(Self::out_of_range(shown))),
         }
     }
 }
@@ -171,6 +161,7 @@ impl<const MAX: i64, const DEFAULT: i64> JsonSchema for RowLimit<MAX, DEFAULT> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     type Limit = RowLimit<25, 10>;
 

@@ -143,22 +143,25 @@ impl<const MIN: i64, const MAX: i64, const DEFAULT: i64> Default for Bounded<MIN
 
 impl<'de, const MIN: i64, const MAX: i64, const DEFAULT: i64> Deserialize<'de> for Bounded<MIN, MAX, DEFAULT> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // Agents send 5, 5.0 or "5"; anything else whole is read, anything else refused.
-        let v = Option::<Value>::deserialize(d)?;
-        let n = match &v {
-            None | Some(Value::Null) => return Ok(Bounded(DEFAULT)),
-            Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
-            Some(Value::String(s)) => s.trim().parse::<i64>().ok(),
-            Some(_) => None,
-        };
-        match n {
-            Some(n) => Self::new(n).map_err(serde::de::Error::custom),
-            None => Err(serde::de::Error::custom(Self::out_of_range(crate::text::clip(
-                &v.map(|v| v.to_string()).unwrap_or_default(),
-                40,
-            )))),
+        match whole_number(d)? {
+            Ok(None) => Ok(Bounded(DEFAULT)),
+            Ok(Some(n)) => Self::new(n).map_err(serde::de::Error::custom),
+            Err(shown) => Err(serde::de::Error::custom(Self::out_of_range(shown))),
         }
     }
+}
+
+/// A whole number as agents send one: 5, 5.0 or "5". `Ok(None)` when it is absent or
+/// null; `Err` with what was sent, clipped for a message, when it is not a whole number.
+pub(crate) fn whole_number<'de, D: Deserializer<'de>>(d: D) -> Result<Result<Option<i64>, String>, D::Error> {
+    let v = Option::<Value>::deserialize(d)?;
+    let n = match &v {
+        None | Some(Value::Null) => return Ok(Ok(None)),
+        Some(Value::Number(n)) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+        Some(Value::String(s)) => s.trim().parse::<i64>().ok(),
+        Some(_) => None,
+    };
+    Ok(n.map(Some).ok_or_else(|| crate::text::clip(&v.map(|v| v.to_string()).unwrap_or_default(), 40)))
 }
 
 impl<const MIN: i64, const MAX: i64, const DEFAULT: i64> Serialize for Bounded<MIN, MAX, DEFAULT> {

@@ -8,39 +8,16 @@
 //! hidden. Item dates are the fixtures' own (October 2026), so the windows are the ones
 //! a reader sees when nothing new was published lately, which the answers say.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
-use attest_core::Catalogue;
 use attest_feed::FeedStore;
-use attest_feed::fetch::{FetchOptions, Fetcher};
-use attest_feed::tools::{Context, tools};
+use common::{call, catalogue, fixtures};
 use serde_json::{Value, json};
-
-fn fixtures() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/feeds")
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
-/// The answer as JSON, with the machine-specific parts replaced.
-async fn call(c: &Catalogue, tool: &str, args: &Value) -> Value {
-    let answer = c.call(tool, args.as_object().cloned().unwrap_or_default()).await.expect("no internal fault");
-    let text = serde_json::to_string(&answer).unwrap().replace(&fixtures(), "[fixtures]");
-    // Times this run wrote (a fetch, a rating); the fixtures' own dates stay.
-    let today = attest_feed::model::now_stamp();
-    let time = regex::Regex::new(&format!(r"{}T\d\d:\d\d:\d\dZ", regex::escape(&today[..10]))).unwrap();
-    serde_json::from_str(&time.replace_all(&text, "[time]")).unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn feed_answers_over_a_session() {
     let store = FeedStore::in_memory().await.unwrap();
-    let fetcher = Fetcher::new(FetchOptions { allow_local: true, ..FetchOptions::default() });
-    let c = tools(Arc::new(Context::with_fetcher(store, fetcher)));
+    let c = catalogue(store);
     let f = fixtures();
     let calls = [
         // An empty archive, and the first reader.

@@ -3,27 +3,12 @@
 //! Error messages are checked by snapshots of the whole message, the corpus directory
 //! written `[fixtures]`.
 
-use std::path::PathBuf;
-
 use attest_feed::fetch::Fetcher;
 use attest_feed::ingest::{self, FeedSeed};
 use attest_feed::model::ClickSource;
 use attest_feed::search::{self, SearchQuery};
 use attest_feed::{FeedStore, Item, opml};
-
-fn corpus(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/feeds").join(name);
-    p.canonicalize().unwrap_or(p).to_string_lossy().into_owned()
-}
-
-const FILES: [&str; 6] = [
-    "synthesis-letters.rss",
-    "arxiv-chem-ph.rdf",
-    "arxiv-cs.rss",
-    "systems-notes.atom",
-    "science-wire.json",
-    "bulletin-v1.rss",
-];
+use attest_testkit::feeds::{FILES, path as corpus};
 
 async fn loaded() -> FeedStore {
     let s = FeedStore::in_memory().await.unwrap();

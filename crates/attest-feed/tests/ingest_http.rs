@@ -7,7 +7,6 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,17 +14,10 @@ use std::time::Duration;
 use attest_feed::fetch::{FetchError, FetchOptions, Fetched, Fetcher, Validators};
 use attest_feed::{FeedError, FeedStore, ingest, opml};
 
-const CORPUS: [&str; 6] = [
-    "synthesis-letters.rss",
-    "arxiv-chem-ph.rdf",
-    "arxiv-cs.rss",
-    "systems-notes.atom",
-    "science-wire.json",
-    "bulletin-v1.rss",
-];
+use attest_testkit::feeds::FILES as CORPUS;
 
 fn corpus_bytes(name: &str) -> Vec<u8> {
-    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/feeds").join(name)).unwrap()
+    std::fs::read(attest_testkit::feeds::dir().join(name)).unwrap()
 }
 
 /// A loopback server. Files are served with an ETag and honour If-None-Match; special

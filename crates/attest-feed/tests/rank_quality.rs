@@ -9,7 +9,6 @@
 //! and asserts floors the ranker actually reaches (printed with `--nocapture`).
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
 
 use attest_feed::eval::{PRECISION_K, evaluate};
 use attest_feed::ingest::parse_feed;
@@ -31,18 +30,7 @@ struct Persona {
     not_useful: Vec<String>,
 }
 
-const FEEDS: &[&str] = &[
-    "synthesis-letters.rss",
-    "arxiv-chem-ph.rdf",
-    "arxiv-cs.rss",
-    "systems-notes.atom",
-    "science-wire.json",
-    "bulletin-v1.rss",
-];
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/feeds")
-}
+use attest_testkit::feeds::{FILES as FEEDS, dir as fixtures};
 
 fn labels() -> Labels {
     toml::from_str(&std::fs::read_to_string(fixtures().join("labels.toml")).unwrap()).unwrap()

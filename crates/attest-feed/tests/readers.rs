@@ -5,31 +5,11 @@
 //! nothing changed; then merged). Every answer is snapshotted whole; the ratings stored
 //! are checked after the refusal and after the merge.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
-use attest_core::Catalogue;
 use attest_feed::FeedStore;
-use attest_feed::fetch::{FetchOptions, Fetcher};
-use attest_feed::tools::{Context, tools};
+use common::{call, catalogue, fixtures};
 use serde_json::{Value, json};
-
-fn fixtures() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/feeds")
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
-async fn call(c: &Catalogue, tool: &str, args: Value) -> Value {
-    let answer = c.call(tool, args.as_object().cloned().unwrap_or_default()).await.expect("no internal fault");
-    let text = serde_json::to_string(&answer).unwrap().replace(&fixtures(), "[fixtures]");
-    let today = attest_feed::model::now_stamp();
-    let time = regex::Regex::new(&format!(r"{}T\d\d:\d\d:\d\dZ", regex::escape(&today[..10]))).unwrap();
-    serde_json::from_str(&time.replace_all(&text, "[time]")).unwrap()
-}
 
 async fn ratings(store: &FeedStore, name: &str) -> Vec<(i64, bool)> {
     let Some(r) = store.reader(name).await.unwrap() else { return Vec::new() };
@@ -41,15 +21,14 @@ async fn ratings(store: &FeedStore, name: &str) -> Vec<(i64, bool)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readers_over_a_session() {
     let store = FeedStore::in_memory().await.unwrap();
-    let fetcher = Fetcher::new(FetchOptions { allow_local: true, ..FetchOptions::default() });
-    let c = tools(Arc::new(Context::with_fetcher(store.clone(), fetcher)));
+    let c = catalogue(store.clone());
     let f = fixtures();
     for feed in ["synthesis-letters.rss", "arxiv-chem-ph.rdf", "arxiv-cs.rss"] {
-        assert_eq!(call(&c, "feed.source_add", json!({"url": format!("{f}/{feed}")})).await["ok"], true);
+        assert_eq!(call(&c, "feed.source_add", &json!({"url": format!("{f}/{feed}")})).await["ok"], true);
     }
     let mut all = Vec::new();
     let mut step = async |tool: &str, args: Value| {
-        let answer = call(&c, tool, args.clone()).await;
+        let answer = call(&c, tool, &args).await;
         all.push(json!({"call": tool, "args": args, "answer": answer}));
         answer
     };

@@ -4,37 +4,16 @@
 //! stored are checked against what the replies said (source `agent`), and a reply
 //! about an item that does not exist must leave the ratings as they were.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
-use attest_core::Catalogue;
-use attest_feed::fetch::{FetchOptions, Fetcher};
-use attest_feed::tools::{Context, tools};
 use attest_feed::{ClickSource, FeedStore};
-use serde_json::{Value, json};
-
-fn fixtures() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/feeds")
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
-async fn call(c: &Catalogue, tool: &str, args: &Value) -> Value {
-    let answer = c.call(tool, args.as_object().cloned().unwrap_or_default()).await.expect("no internal fault");
-    let text = serde_json::to_string(&answer).unwrap().replace(&fixtures(), "[fixtures]");
-    let today = attest_feed::model::now_stamp();
-    let time = regex::Regex::new(&format!(r"{}T\d\d:\d\d:\d\dZ", regex::escape(&today[..10]))).unwrap();
-    serde_json::from_str(&time.replace_all(&text, "[time]")).unwrap()
-}
+use common::{call, catalogue, fixtures};
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_reply_form_rates_opens_or_asks_back() {
     let store = FeedStore::in_memory().await.unwrap();
-    let fetcher = Fetcher::new(FetchOptions { allow_local: true, ..FetchOptions::default() });
-    let c = tools(Arc::new(Context::with_fetcher(store.clone(), fetcher)));
+    let c = catalogue(store.clone());
     let f = fixtures();
     for feed in ["arxiv-cs.rss", "synthesis-letters.rss"] {
         let a = call(&c, "feed.source_add", &json!({"url": format!("{f}/{feed}")})).await;

@@ -3,14 +3,12 @@
 //! preference, the relevance floor, kind / source / date filters and paging. Each
 //! case's checks run on the answer, and every answer is snapshotted whole.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
 use attest_core::Catalogue;
-use attest_feed::fetch::{FetchOptions, Fetcher};
 use attest_feed::search::{self, SearchQuery};
-use attest_feed::tools::{Context, tools};
 use attest_feed::{FeedStore, kind};
+use common::{catalogue, fixtures};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -31,20 +29,10 @@ struct Case {
     ok: Option<bool>,
 }
 
-fn fixtures() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/feeds")
-        .canonicalize()
-        .unwrap()
-        .display()
-        .to_string()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_cases() {
     let store = FeedStore::in_memory().await.unwrap();
-    let fetcher = Fetcher::new(FetchOptions { allow_local: true, ..FetchOptions::default() });
-    let c: Catalogue = tools(Arc::new(Context::with_fetcher(store.clone(), fetcher)));
+    let c: Catalogue = catalogue(store.clone());
     let f = fixtures();
     for feed in
         ["synthesis-letters.rss", "arxiv-chem-ph.rdf", "arxiv-cs.rss", "systems-notes.atom", "science-wire.json"]

@@ -12,20 +12,7 @@ use attest_feed::FeedStore;
 use attest_feed::fetch::Fetcher;
 use attest_feed::ingest;
 use attest_kg::{Params, report, tools};
-
-fn corpus(name: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/feeds").join(name);
-    p.canonicalize().unwrap_or(p).to_string_lossy().into_owned()
-}
-
-const FILES: [&str; 6] = [
-    "synthesis-letters.rss",
-    "arxiv-chem-ph.rdf",
-    "arxiv-cs.rss",
-    "systems-notes.atom",
-    "science-wire.json",
-    "bulletin-v1.rss",
-];
+use attest_testkit::feeds::{FILES, path as corpus};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_corpus_has_concepts_that_recur() {

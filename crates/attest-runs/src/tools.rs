@@ -629,7 +629,10 @@ fn compare_answer(mut c: Comparison) -> Answer<Compared> {
                     1 => "the caveat".to_string(),
                     n => format!("the {n} caveats"),
                 };
-                format!("{w} ranks first by {}{split} ({better}{on}), but no winner is declared: see {which} below", c.metric)
+                format!(
+                    "{w} ranks first by {}{split} ({better}{on}), but no winner is declared: see {which} below",
+                    c.metric
+                )
             };
             format!("{head}; {}: {}{how}", plural(n_arms, "arm", "arms"), ranked.join(", "))
         }

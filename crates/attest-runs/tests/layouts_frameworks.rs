@@ -7,23 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use attest_core::{Catalogue, Config, ToolNames};
+mod common;
+
+use attest_core::Catalogue;
+use common::catalogue;
 use serde_json::{Value, json};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").canonicalize().unwrap()
-}
-
-async fn catalogue(db: &Path, root: &Path) -> Catalogue {
-    let config = Config {
-        db: db.join("attest.db"),
-        root: Some(root.to_path_buf()),
-        tool_names: ToolNames::Dotted,
-        expand: false,
-        http_token: None,
-        metric_directions: None,
-    };
-    attest_runs::tools::catalogue(&config, None).await.unwrap()
 }
 
 async fn call(c: &Catalogue, root: &Path, tool: &str, args: &Value) -> Value {
@@ -40,7 +31,7 @@ async fn call(c: &Catalogue, root: &Path, tool: &str, args: &Value) -> Value {
 /// Scan `root`, then make each call; the whole transcript as one value.
 async fn transcript(root: &Path, calls: &[(&str, Value)]) -> Value {
     let db = tempfile::tempdir().unwrap();
-    let c = catalogue(db.path(), root).await;
+    let c = catalogue(&db.path().join("attest.db"), root).await;
     let mut all =
         vec![json!({"call": "runs.scan", "answer": call(&c, root, "runs.scan", &json!({"confirm": true})).await})];
     for (tool, args) in calls {

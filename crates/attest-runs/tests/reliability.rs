@@ -13,21 +13,12 @@
 
 use std::path::{Path, PathBuf};
 
-use attest_core::{Catalogue, Config, ToolNames};
+mod common;
+
+use attest_core::Catalogue;
+use common::catalogue;
 use serde_json::{Value, json};
 use sqlx::ConnectOptions;
-
-async fn catalogue(db: &Path, root: &Path) -> Catalogue {
-    let config = Config {
-        db: db.to_path_buf(),
-        root: Some(root.to_path_buf()),
-        tool_names: ToolNames::Dotted,
-        expand: false,
-        http_token: None,
-        metric_directions: None,
-    };
-    attest_runs::tools::catalogue(&config, None).await.unwrap()
-}
 
 /// The answer as JSON, with the temp directory (as given and canonical) `[tmp]` and
 /// times `[time]`.

@@ -56,6 +56,34 @@ pub struct MatrixResult {
     pub check: String,
 }
 
+impl MatrixResult {
+    /// The answer before anything is worked out: what was read, the operation and the
+    /// first matrix's shape.
+    pub(crate) fn bare(input: String, operation: &str, shape: [usize; 2]) -> MatrixResult {
+        MatrixResult {
+            input,
+            operation: operation.into(),
+            shape,
+            result: None,
+            determinant: None,
+            rank: None,
+            singular: None,
+            eigenvalues: None,
+            eigenvectors: None,
+            characteristic: None,
+            check: String::new(),
+        }
+    }
+}
+
+/// Refuses a product `a·b` whose inner dimensions differ.
+pub(crate) fn product_shape([r, c]: [usize; 2], [br, bc]: [usize; 2]) -> Result<(), SymError> {
+    if c != br {
+        return Err(SymError::input(format!("cannot multiply a {r}×{c} matrix by a {br}×{bc} one: {c} ≠ {br}")));
+    }
+    Ok(())
+}
+
 /// The answer of [`solve_system`].
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SystemSolution {
@@ -337,19 +365,7 @@ pub fn matrix(text: &str, operation: Option<&str>, limits: &Limits) -> Result<Ma
     let a = &ms[0];
     let (r, c) = (a.len(), a[0].len());
     let input = ms.iter().map(show_mat).collect::<Vec<_>>().join(" * ");
-    let mut out = MatrixResult {
-        input,
-        operation: op.into(),
-        shape: [r, c],
-        result: None,
-        determinant: None,
-        rank: None,
-        singular: None,
-        eigenvalues: None,
-        eigenvectors: None,
-        characteristic: None,
-        check: String::new(),
-    };
+    let mut out = MatrixResult::bare(input, op, [r, c]);
     let mut red = a.clone();
     let (pivots, det) = rref(&mut red, c, None);
     let rank = pivots.len();
@@ -393,14 +409,7 @@ pub fn matrix(text: &str, operation: Option<&str>, limits: &Limits) -> Result<Ma
             if ms.len() > 2 {
                 return Err(SymError::input("give two matrices to multiply"));
             }
-            if c != b.len() {
-                return Err(SymError::input(format!(
-                    "cannot multiply a {r}×{c} matrix by a {}×{} one: {c} ≠ {}",
-                    b.len(),
-                    b[0].len(),
-                    b.len()
-                )));
-            }
+            product_shape([r, c], [b.len(), b[0].len()])?;
             let p = mul(a, b);
             // Cross-check in floating point.
             let ok = p.iter().enumerate().all(|(i, row)| {

@@ -7,7 +7,7 @@
 use crate::error::{Result, SymError};
 use crate::eval::{FloatEnv, eval_f64};
 use crate::limits::Limits;
-use crate::linalg::{MatrixResult, operation_name};
+use crate::linalg::{MatrixResult, operation_name, product_shape};
 use crate::nf::{Cx, Nf, normal_form};
 
 /// The largest symbolic matrix side (cofactor expansion grows as n!).
@@ -86,19 +86,7 @@ pub fn matrix(text: &str, raw: &[Vec<Vec<String>>], operation: Option<&str>, lim
             "a {r}×{c} matrix with symbolic entries is over the limit of {MAX_SYMBOLIC_DIM}×{MAX_SYMBOLIC_DIM} here; it was not attempted"
         )));
     }
-    let mut out = MatrixResult {
-        input: ms.iter().map(show).collect::<Vec<_>>().join(" * "),
-        operation: op.into(),
-        shape: [r, c],
-        result: None,
-        determinant: None,
-        rank: None,
-        singular: None,
-        eigenvalues: None,
-        eigenvectors: None,
-        characteristic: None,
-        check: String::new(),
-    };
+    let mut out = MatrixResult::bare(ms.iter().map(show).collect::<Vec<_>>().join(" * "), op, [r, c]);
     let square = |what: &str| {
         if r == c { Ok(()) } else { Err(SymError::input(format!("a {r}×{c} matrix has no {what}: it is not square"))) }
     };
@@ -117,14 +105,7 @@ pub fn matrix(text: &str, raw: &[Vec<Vec<String>>], operation: Option<&str>, lim
                 .get(1)
                 .filter(|_| ms.len() == 2)
                 .ok_or_else(|| SymError::input("a product needs two matrices, e.g. [[a, b], [c, d]] * [[x], [y]]"))?;
-            if c != b.len() {
-                return Err(SymError::input(format!(
-                    "cannot multiply a {r}×{c} matrix by a {}×{} one: {c} ≠ {}",
-                    b.len(),
-                    b[0].len(),
-                    b.len()
-                )));
-            }
+            product_shape([r, c], [b.len(), b[0].len()])?;
             let mut p = Vec::new();
             for ai in a {
                 let mut row = Vec::new();

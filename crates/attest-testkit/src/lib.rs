@@ -7,6 +7,7 @@
 //! - [`http`]: a loopback HTTP server answering from a function, for fetchers,
 //!   embedders, chat models and research APIs, with no network.
 //! - [`routing`]: a router's case table checked against the router.
+//! - [`feeds`]: the committed reading corpus (`tests/fixtures/feeds`).
 //!
 //! Dev-only: no shipped crate depends on this one. It is the one place besides
 //! `attest-mcp` that uses rmcp, and only as a client.
@@ -23,6 +24,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::process::Command;
 
+pub mod feeds;
 pub mod http;
 pub mod routing;
 

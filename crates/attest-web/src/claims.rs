@@ -49,28 +49,18 @@ fn drafts_offer(root: &Path) -> Markup {
 /// `/claims`.
 pub async fn page(State(app): State<AppState>, Query(q): Query<ClaimsQuery>) -> Response {
     let Some(root) = app.root.clone() else {
-        return layout::respond(
-            StatusCode::OK,
-            "Claims",
-            Some(Section::Claims),
-            html! {
-                h1 { "Claims" }
-                div.note { "No research root is set, so there are no drafts to read. Restart with " code { "attest web --root ~/research" } " (or set RESEARCH_ROOT)." }
-            },
-        );
+        return respond(html! {
+            h1 { "Claims" }
+            div.note { "No research root is set, so there are no drafts to read. Restart with " code { "attest web --root ~/research" } " (or set RESEARCH_ROOT)." }
+        });
     };
     let rel = q.path.as_deref().map(str::trim).filter(|p| !p.is_empty()).map(PathBuf::from);
     let Some(rel) = rel else {
-        return layout::respond(
-            StatusCode::OK,
-            "Claims",
-            Some(Section::Claims),
-            html! {
-                h1 { "Claims" }
-                p { "Pick a draft to check its numbers against the ledger." }
-                (drafts_offer(&root))
-            },
-        );
+        return respond(html! {
+            h1 { "Claims" }
+            p { "Pick a draft to check its numbers against the ledger." }
+            (drafts_offer(&root))
+        });
     };
     if !root.join(&rel).exists() {
         return layout::not_found(
@@ -126,6 +116,11 @@ pub async fn page(State(app): State<AppState>, Query(q): Query<ClaimsQuery>) -> 
             (draft(t, &rows, cover.as_ref().map(|c| c.uncovered.as_slice()).unwrap_or(&[])))
         }
     };
+    respond(body)
+}
+
+/// The claims page with `body`.
+fn respond(body: Markup) -> Response {
     layout::respond(StatusCode::OK, "Claims", Some(Section::Claims), body)
 }
 

@@ -56,6 +56,21 @@ async fn reader(app: &AppState, name: &str) -> Result<Reader, Response> {
     ))
 }
 
+/// The reader a form that writes names: the refusal page (403) when this request may
+/// not write, else as [`reader`].
+async fn writer(
+    app: &AppState,
+    user: &str,
+    headers: &HeaderMap,
+    session: &Session,
+    csrf: Option<&str>,
+) -> Result<Reader, Response> {
+    if let Some(why) = security::refuse_write(&app.gate, headers, session, csrf) {
+        return Err(layout::refused(StatusCode::FORBIDDEN, Some(Section::Feed), why));
+    }
+    reader(app, user).await
+}
+
 fn no_readers_page() -> Response {
     layout::respond(
         StatusCode::OK,
@@ -427,10 +442,7 @@ pub async fn rate(
     form: Result<Form<RateForm>, axum::extract::rejection::FormRejection>,
 ) -> Response {
     let form = form.map(|f| f.0).unwrap_or_default();
-    if let Some(why) = security::refuse_write(&app.gate, &headers, &session, form.csrf.as_deref()) {
-        return layout::refused(StatusCode::FORBIDDEN, Some(Section::Feed), why);
-    }
-    let reader = match reader(&app, &user).await {
+    let reader = match writer(&app, &user, &headers, &session, form.csrf.as_deref()).await {
         Ok(r) => r,
         Err(r) => return r,
     };
@@ -497,10 +509,7 @@ pub async fn interests(
     form: Result<Form<InterestsForm>, axum::extract::rejection::FormRejection>,
 ) -> Response {
     let form = form.map(|f| f.0).unwrap_or_default();
-    if let Some(why) = security::refuse_write(&app.gate, &headers, &session, form.csrf.as_deref()) {
-        return layout::refused(StatusCode::FORBIDDEN, Some(Section::Feed), why);
-    }
-    let reader = match reader(&app, &user).await {
+    let reader = match writer(&app, &user, &headers, &session, form.csrf.as_deref()).await {
         Ok(r) => r,
         Err(r) => return r,
     };

@@ -395,6 +395,20 @@ fn metrics_digest(metrics: &[Metric]) -> String {
     crate::hash::of_bytes(&buf)
 }
 
+/// One column of a project's runs by run name: `sql` selects the name and the column,
+/// with the project as `$1`.
+async fn by_name<T>(
+    tx: &mut sqlx::Transaction<'_, Db>,
+    project: &str,
+    sql: &'static str,
+) -> Result<HashMap<String, T>, sqlx::Error>
+where
+    T: for<'r> sqlx::Decode<'r, Db> + sqlx::Type<Db>,
+{
+    let rows = sqlx::query(sql).bind(project).fetch_all(&mut **tx).await?;
+    Ok(rows.into_iter().map(|r| (r.get(0), r.get(1))).collect())
+}
+
 /// Replace one project's rows; returns how many runs vanished. A run's metric rows
 /// are rewritten only when their digest differs from the stored one.
 async fn write_project(
@@ -413,13 +427,7 @@ async fn write_project(
         .rows_affected() as usize;
     // What each run's metric rows were when last written: unchanged runs keep theirs.
     let before: HashMap<String, Option<String>> =
-        sqlx::query("SELECT name, metrics_digest FROM runs WHERE project = $1")
-            .bind(project)
-            .fetch_all(&mut **tx)
-            .await?
-            .into_iter()
-            .map(|r| (r.get(0), r.get(1)))
-            .collect();
+        by_name(tx, project, "SELECT name, metrics_digest FROM runs WHERE project = $1").await?;
     let digests: Vec<String> = records.iter().map(|r| metrics_digest(&r.metrics)).collect();
     let per = MAX_BINDS / RUN_BINDS;
     for ((chunk, corp), dig) in records.chunks(per).zip(corpora.chunks(per)).zip(digests.chunks(per)) {
@@ -450,13 +458,7 @@ async fn write_project(
         );
         qb.build().execute(&mut **tx).await?;
     }
-    let ids: HashMap<String, i64> = sqlx::query("SELECT name, id FROM runs WHERE project = $1")
-        .bind(project)
-        .fetch_all(&mut **tx)
-        .await?
-        .into_iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+    let ids: HashMap<String, i64> = by_name(tx, project, "SELECT name, id FROM runs WHERE project = $1").await?;
     // Only runs whose rows changed (or are new) are rewritten.
     let changed: Vec<(i64, &Record)> = records
         .iter()
