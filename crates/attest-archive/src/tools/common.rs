@@ -81,6 +81,15 @@ pub fn quality_value(q: &RankingQuality) -> Value {
     v
 }
 
+/// "raise limit up to 16" for an agent; "raise limit" when the caller takes whole
+/// answers (the CLI), where no cap applies.
+pub fn raise_limit() -> String {
+    match attest_core::budget::current() {
+        attest_core::Budget::Agent => format!("raise limit up to {}", super::MAX_LIMIT),
+        attest_core::Budget::Whole => "raise limit".to_string(),
+    }
+}
+
 /// " (N more …; hint)", or nothing when there are no more.
 pub fn more_line(more: usize, what: &str, hint: &str) -> String {
     if more == 0 { String::new() } else { format!(" ({more} more {what}; {hint})") }

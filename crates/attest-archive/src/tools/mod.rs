@@ -19,7 +19,7 @@ mod search;
 
 use attest_core::Hints;
 
-pub use common::{fault, feed_fault, more_line, quality_value, titles, unknown_item, unknown_item_near};
+pub use common::{fault, feed_fault, more_line, quality_value, raise_limit, titles, unknown_item, unknown_item_near};
 pub use context::{Context, Fingerprint, Window, window_for};
 pub use reader::{reader_for, reader_names, with_notice};
 pub use replies::{Row, Searched, item_ref, row};

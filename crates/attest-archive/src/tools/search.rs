@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use attest_core::text::clip;
-use attest_core::{Answer, Bounded, Outcome, Tool, ToolSpec};
+use attest_core::{Answer, Outcome, RowLimit, Tool, ToolSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -294,7 +294,7 @@ pub struct SearchArgs {
     pub kind: Option<String>,
     /// How many hits to show.
     #[serde(default)]
-    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
+    pub limit: RowLimit<MAX_LIMIT, DEFAULT_LIMIT>,
     /// Skip this many hits (paging: the answer says the next offset).
     #[serde(default)]
     pub offset: Option<usize>,

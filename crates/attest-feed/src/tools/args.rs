@@ -1,6 +1,6 @@
 //! The tools' arguments. Their doc comments become the parameter descriptions agents read.
 
-use attest_core::Bounded;
+use attest_core::{Bounded, RowLimit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +16,7 @@ pub struct ListArgs {
     pub user: String,
     /// How many items to show.
     #[serde(default)]
-    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
+    pub limit: RowLimit<MAX_LIMIT, DEFAULT_LIMIT>,
     /// The window in days: items published since then that the reader has
     /// not rated.
     #[serde(default)]
@@ -70,7 +70,7 @@ pub struct DigestArgs {
     pub days: Bounded<1, MAX_DAYS, DIGEST_DAYS>,
     /// How many topics to show (at most 8); each lists its best 3 items by title.
     #[serde(default)]
-    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
+    pub limit: RowLimit<MAX_LIMIT, DEFAULT_LIMIT>,
 }
 
 /// Arguments of `feed.persona_create`.
@@ -152,7 +152,7 @@ pub struct SuggestArgs {
     pub user: Option<String>,
     /// How many suggestions.
     #[serde(default)]
-    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
+    pub limit: RowLimit<MAX_LIMIT, DEFAULT_LIMIT>,
 }
 
 /// Arguments of `feed.source_add`.
@@ -199,7 +199,7 @@ pub struct PreviewArgs {
     pub url: String,
     /// How many entries to show.
     #[serde(default)]
-    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
+    pub limit: RowLimit<MAX_LIMIT, DEFAULT_LIMIT>,
     /// Accepted for symmetry; previews store nothing.
     #[serde(default)]
     pub user: Option<String>,
@@ -210,7 +210,7 @@ pub struct PreviewArgs {
 pub struct SourcesArgs {
     /// How many subscriptions to show (failing ones first).
     #[serde(default)]
-    pub limit: Bounded<1, MAX_LIMIT, DEFAULT_LIMIT>,
+    pub limit: RowLimit<MAX_LIMIT, DEFAULT_LIMIT>,
     /// Subscriptions are shared by every reader; accepted for symmetry.
     #[serde(default)]
     pub user: Option<String>,

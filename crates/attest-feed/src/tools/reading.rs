@@ -58,7 +58,7 @@ pub(super) async fn list(ctx: &Context, a: ListArgs) -> Outcome {
             ranking.candidates,
             &since[..10],
             titles(&rows, 3),
-            more_line(more, "ranked below", &format!("raise limit up to {MAX_LIMIT}"))
+            more_line(more, "ranked below", &attest_archive::tools::raise_limit())
         )
     };
     let data = Listed {
@@ -273,7 +273,7 @@ pub(super) async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
             Group { topic: clip(topic, 80), concepts: concepts.clone(), count: ids.len(), items: rows }
         })
         .collect();
-    refs.truncate(MAX_LIMIT as usize);
+    refs.truncate(attest_core::budget::rows(MAX_LIMIT as usize));
     let named = out.iter().filter(|g| !g.concepts.is_empty()).count();
     let heads: Vec<String> = out
         .iter()

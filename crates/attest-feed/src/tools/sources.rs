@@ -6,8 +6,8 @@ use attest_core::text::{clip, plural};
 use attest_core::{Answer, Outcome, Ref, Stop};
 
 use super::{
-    Context, MAX_LIMIT, PreviewArgs, Source, SourceAddArgs, SourceRemoveArgs, Sources, SourcesArgs, SuggestArgs,
-    Suggestion, TITLE_CHARS, URL_CHARS,
+    Context, PreviewArgs, Source, SourceAddArgs, SourceRemoveArgs, Sources, SourcesArgs, SuggestArgs, Suggestion,
+    TITLE_CHARS, URL_CHARS,
 };
 use crate::model::now_stamp;
 use crate::research::{self, ResearchArgs};
@@ -246,7 +246,7 @@ pub(super) async fn source_suggest(ctx: &Context, a: SuggestArgs) -> Outcome {
             .map(|((_, _, _, _, names), r)| format!("{} ({})", r.name, names.join(", ")))
             .collect::<Vec<_>>()
             .join("; "),
-        more_line(total.saturating_sub(rows.len()), "listings", &format!("raise limit up to {MAX_LIMIT}"))
+        more_line(total.saturating_sub(rows.len()), "listings", &attest_archive::tools::raise_limit())
     );
     Ok(Answer::ok(line, rows).with_options(vec![]).into_value())
 }
@@ -281,7 +281,7 @@ pub(super) async fn sources(ctx: &Context, a: SourcesArgs) -> Outcome {
         plural(total, "subscription", "subscriptions"),
         if failing > 0 { format!(", {failing} failing at their last fetch") } else { String::new() },
         names.join("; "),
-        more_line(total.saturating_sub(shown.len()), "subscriptions", &format!("raise limit up to {MAX_LIMIT}"))
+        more_line(total.saturating_sub(shown.len()), "subscriptions", &attest_archive::tools::raise_limit())
     );
     let refs = shown.iter().map(|s| Ref::with_url(format!("feed:{}", s.feed_id), s.url.clone())).collect();
     Ok(Answer::ok(line, Sources { feeds: shown, total, failing }).with_refs(refs).into_value())
