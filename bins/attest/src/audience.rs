@@ -115,6 +115,8 @@ const COMMANDS: &[Command] = &[
         args: &[("confirm", Long("--yes"))],
     },
     Command { tool: "feed.persona_suggest_interests", usage: "attest feed personas suggest", args: &[] },
+    Command { tool: "cite.sync", usage: "attest cite sync", args: &[("import", Long("--import"))] },
+    Command { tool: "cite.export", usage: "attest cite export", args: &[("tag", Long("--tag"))] },
     Command { tool: "sym.verify", usage: "attest sym verify LHS RHS", args: &[] },
     Command { tool: "sym.check", usage: "attest sym check FILE", args: &[] },
     Command { tool: "sym.simplify", usage: "attest sym simplify EXPR", args: &[] },

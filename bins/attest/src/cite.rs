@@ -53,8 +53,8 @@ pub async fn run(command: CiteCommand, config: &Config, json: bool) -> anyhow::R
             if json {
                 println!("{}", serde_json::to_string_pretty(&answer)?);
             } else {
-                // The refusals name the agent's tool; here the command is what to run.
-                println!("{}", answer.answer.replace("cite.sync import=true", "`attest cite sync --import`"));
+                // The refusals name the agent's tool; worded here as the command to run.
+                println!("{}", crate::audience::line(&answer));
                 if let Some(c) = &answer.caveat {
                     eprintln!("note: {c}");
                 }
@@ -73,7 +73,7 @@ async fn export(lib: &Library, out: Option<PathBuf>, tag: Option<&str>, json: bo
                 let near = library::nearest_tags(t, &entries, 5);
                 format!("no library entry is tagged '{t}'; tags nearest to it: {}", near.join(", "))
             }
-            _ => "your library is empty: agents save works with cite.save, and `attest cite sync --import` adds the records of your .bib files and Zotero".to_string(),
+            _ => "your library is empty: `attest cite sync --import` adds the records of your .bib files and Zotero (an agent saves papers and feed items with cite.save)".to_string(),
         };
         eprintln!("attest: {why}");
         return Ok(ExitCode::FAILURE);

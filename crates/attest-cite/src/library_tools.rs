@@ -468,8 +468,11 @@ pub async fn sync(shelf: &Shelf, args: SyncArgs) -> Result<Answer<SyncData>, Sto
     let entries = shelf.entries("cite.sync").await?;
     if entries.is_empty() && !args.import {
         return Err(Stop::refuse(
-            "your library is empty, so there is nothing to refresh: save works with cite.save, or add every record of your .bib files and Zotero with cite.sync import=true",
-        )
+            format!(
+            "your library is empty, so there is nothing to refresh: save works with cite.save, or add every record of your .bib files and Zotero: {}",
+            import_step().for_agent()
+        ))
+        .with_next(import_step())
         .with_options(["cite.save", "cite.sync"]));
     }
     let vocabulary = shelf.vocabulary("cite.sync").await?;
@@ -667,9 +670,11 @@ pub async fn related(shelf: &Shelf, args: RelatedArgs) -> Result<Answer<RelatedD
     };
     let entries = shelf.entries("cite.related").await?;
     if entries.is_empty() {
-        return Err(Stop::refuse(
-            "your library is empty: save works with cite.save, or add the records of your .bib files and Zotero with cite.sync import=true",
-        )
+        return Err(Stop::refuse(format!(
+            "your library is empty: save works with cite.save, or add the records of your .bib files and Zotero: {}",
+            import_step().for_agent()
+        ))
+        .with_next(import_step())
         .with_options(["cite.save", "cite.sync"]));
     }
     if anchor.tags.is_empty() && anchor.cites.is_empty() && anchor.names.is_empty() {
@@ -823,9 +828,11 @@ pub fn select<'a>(entries: &'a [Entry], keys: &[String], tag: Option<&str>) -> (
 pub async fn export(shelf: &Shelf, args: ExportArgs) -> Result<Answer<ExportData>, Stop> {
     let entries = shelf.entries("cite.export").await?;
     if entries.is_empty() {
-        return Err(Stop::refuse(
-            "your library is empty: save works with cite.save, or add the records of your .bib files and Zotero with cite.sync import=true",
-        )
+        return Err(Stop::refuse(format!(
+            "your library is empty: save works with cite.save, or add the records of your .bib files and Zotero: {}",
+            import_step().for_agent()
+        ))
+        .with_next(import_step())
         .with_options(["cite.save", "cite.sync"]));
     }
     let tag = args.tag.as_deref().map(str::trim).filter(|t| !t.is_empty());
@@ -1006,4 +1013,9 @@ pub fn tools(shelf: Arc<Shelf>) -> Catalogue {
         ExportArgs
     );
     c
+}
+
+/// The step that fills an empty library from the configured sources.
+pub(crate) fn import_step() -> attest_core::Next {
+    attest_core::Next::call("cite.sync").with("import", true)
 }

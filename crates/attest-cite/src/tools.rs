@@ -272,7 +272,10 @@ pub fn search_in(resolver: &Resolver, library: &[crate::library::Entry], args: S
             if keys.is_empty() {
                 let near = crate::library::nearest_tags(t, library, 5);
                 let hint = if near.is_empty() {
-                    "no library entry has a tag yet: save works with cite.save (they are tagged with the concepts of your archive), or import your .bib files with cite.sync import=true".to_string()
+                    format!(
+                        "no library entry has a tag yet: save works with cite.save (they are tagged with the concepts of your archive), or import your .bib files: {}",
+                        crate::library_tools::import_step().for_agent()
+                    )
                 } else {
                     format!("tags in your library nearest to it: {}", near.join(", "))
                 };
