@@ -11,6 +11,10 @@ Atom feeds (ingested with `attest ingest`), one reader, and a project whose fami
 from /proc after start-up (idle), and times sequential requests (a warm-up first, so
 the ranking index is built once, as it is for a person who opens the page twice).
 Times are client-side on loopback, so they include the server's time and the transfer.
+With `--autocannon PATH` (the npm package's CLI: `npm install autocannon@8`, then
+`node_modules/.bin/autocannon`), it also loads both pages for `--seconds` with
+`--connections` concurrent connections and reports autocannon's latency percentiles and
+request rate (concurrent load on loopback; the 2 cores are shared with the client).
 Prints one JSON object.
 """
 
@@ -81,12 +85,26 @@ def timed(url, n):
             "page_kib": round(len(body.encode()) / 1024, 1), "rows": body.count('data-item="') or body.count("<tr")}
 
 
+def load(autocannon, url, connections, seconds):
+    """autocannon's summary of `seconds` of load with `connections` connections."""
+    r = subprocess.run([autocannon, "-j", "-c", str(connections), "-d", str(seconds), url],
+                       check=True, capture_output=True, text=True)
+    j = json.loads(r.stdout)
+    lat = j["latency"]
+    return {"connections": connections, "seconds": seconds, "requests": j["requests"]["total"],
+            "req_per_s": round(j["requests"]["average"], 1), "p50_ms": lat["p50"], "p90_ms": lat["p90"],
+            "p99_ms": lat["p99"], "non_2xx": j.get("non2xx", 0), "errors": j.get("errors", 0)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/attest")
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--arms", type=int, default=50)
     ap.add_argument("--requests", type=int, default=60)
+    ap.add_argument("--autocannon", help="path to the autocannon CLI, for a concurrent load run")
+    ap.add_argument("--connections", type=int, default=10)
+    ap.add_argument("--seconds", type=int, default=10)
     a = ap.parse_args()
     binary = os.path.abspath(a.bin)
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,6 +139,11 @@ def main():
                 "ledger_family": timed(f"{base}/ledger/bigsweep?project=bigsweep", a.requests),
                 "rss_after_mib": round(rss_kib(web.pid) / 1024, 1),
             }
+            if a.autocannon:
+                for name, url in (("feed", f"{base}/feed/bench"),
+                                  ("ledger_family", f"{base}/ledger/bigsweep?project=bigsweep")):
+                    out[f"load_{name}"] = load(a.autocannon, url, a.connections, a.seconds)
+                out["rss_after_load_mib"] = round(rss_kib(web.pid) / 1024, 1)
         finally:
             web.terminate()
             web.wait()
