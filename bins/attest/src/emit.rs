@@ -115,10 +115,11 @@ pub fn claude(found: &[Found], config: &Config) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn config() -> Config {
+    /// A configuration for tests that print commands and client files.
+    pub(crate) fn config() -> Config {
         Config {
             db: "/data/attest.db".into(),
             root: Some("/work/ws".into()),

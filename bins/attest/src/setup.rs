@@ -276,18 +276,8 @@ fn clip(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emit::tests::config;
     use attest_core::Surface;
-
-    fn config() -> Config {
-        Config {
-            db: "/data/attest.db".into(),
-            root: Some("/work/ws".into()),
-            tool_names: Default::default(),
-            expand: false,
-            http_token: None,
-            metric_directions: None,
-        }
-    }
 
     fn found() -> Vec<Found> {
         ["provenance", "symbolic"]

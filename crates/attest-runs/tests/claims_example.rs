@@ -3,6 +3,8 @@
 //! The expected verdicts are the ones examples/workspace/README.md promises. Reports and
 //! messages are pinned whole in insta snapshots (evidence paths relative to the workspace).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use attest_runs::claims::{self, Verdict};
@@ -53,16 +55,7 @@ async fn ledger() -> Store {
         let source = format!("{}/{rel}", root.display());
         let hash = attest_runs::hash::evidence(&source).await;
         assert!(hash.is_some(), "no evidence for {source}");
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO runs (project, name, status, source_path, source_hash, scanned_at) VALUES ($1, $2, 'recorded', $3, $4, 'now') RETURNING id",
-        )
-        .bind(project)
-        .bind(run)
-        .bind(&source)
-        .bind(hash)
-        .fetch_one(store.pool())
-        .await
-        .unwrap();
+        let id = common::insert_run(&store, project, run, &source, hash).await;
         for (m, v, step) in metrics {
             sqlx::query("INSERT INTO run_metrics (run_id, metric, value, step) VALUES ($1, $2, $3, $4)")
                 .bind(id)

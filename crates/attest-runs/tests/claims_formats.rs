@@ -4,6 +4,8 @@
 //! exit code) holds per format as for Markdown; coverage reads LaTeX and notebooks.
 //! Whole answers of `runs.claims_check` and `runs.claims_coverage` are snapshots.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -40,15 +42,7 @@ async fn seed(store: &Store) {
             attest_runs::hash::evidence(&source).await
         };
         assert!(hash.is_some(), "no evidence for {source}");
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO runs (project, name, status, source_path, source_hash, scanned_at) VALUES ('tiny-lm', $1, 'recorded', $2, $3, 'now') RETURNING id",
-        )
-        .bind(run)
-        .bind(&source)
-        .bind(hash)
-        .fetch_one(store.pool())
-        .await
-        .unwrap();
+        let id = common::insert_run(store, "tiny-lm", run, &source, hash).await;
         for (m, v, split) in metrics {
             sqlx::query("INSERT INTO run_metrics (run_id, metric, value, split) VALUES ($1, $2, $3, $4)")
                 .bind(id)
