@@ -37,6 +37,12 @@ fn bin_dir() -> PathBuf {
 }
 
 /// One turn per surface and one to be asked back.
+/// Two turns for the live model: each turn costs seconds per arm on two cores (the flat
+/// arm shows the model every tool), and the test checks the report's shape, not accuracy.
+const LIVE_TURNS: &str = r#"{"s": "runs", "q": "which arm of the kdalpha sweep won on wer?", "t": "runs.compare"}
+{"s": "sym", "q": "differentiate x^3 + 2x with respect to x", "t": "sym.diff"}
+"#;
+
 const TURNS: &str = r#"{"s": "runs", "q": "which arm of the kdalpha sweep won on wer?", "t": "runs.compare"}
 {"s": "sym", "q": "differentiate x^3 + 2x with respect to x", "t": "sym.diff"}
 {"s": "feed", "q": "what should I read today?", "t": "feed.list"}
@@ -209,10 +215,10 @@ fn offline_model() -> Option<Model> {
 fn the_three_arms_run_against_the_offline_model() {
     let Some(model) = offline_model() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let turns = turns_file(dir.path(), TURNS);
+    let turns = turns_file(dir.path(), LIVE_TURNS);
     let out = eval(&turns, &model.url, &["--timeout", "1800"]);
     let r = report(&out);
-    assert_shape(&r, 5);
+    assert_shape(&r, 2);
     // Every arm reached the model and shown it tools.
     for arm in ["routed", "flat", "swarm"] {
         assert!(r["arms"][arm]["tools_shown"].as_u64().unwrap() >= 2, "{arm}: {r:#}");
