@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
 """Generate the ML-framework layout fixtures under tests/fixtures/frameworks/ with the
-frameworks' own writers where they can run without a GPU stack, so attest's readers
-are tested on what the frameworks write.
+frameworks' own code, so attest's readers are tested on what the frameworks write.
 
-    scripts/py-venvs.sh frameworks
-    target/py/frameworks/bin/python scripts/gen_framework_fixtures.py            # all
-    target/py/frameworks/bin/python scripts/gen_framework_fixtures.py --only sacred
+Two venvs (torch's is large, so it is kept apart; see specs/fixtures.md section 9):
 
-Each layout is a research root with one project:
+    scripts/py-venvs.sh torch frameworks
+    target/py/torch/bin/python scripts/gen_framework_fixtures.py        # hf, lightning, torch-tensorboard (~30 s, CPU)
+    target/py/frameworks/bin/python scripts/gen_framework_fixtures.py   # the others (~10 s)
+    target/py/torch/bin/python scripts/gen_framework_fixtures.py --only hf
 
-  hf-trainer/sst2/outputs/lr{1,3,5}e-5/         Hugging Face Trainer output dirs
-  lightning/mnist/logs/mnist_cnn/version_N/     PyTorch Lightning CSVLogger
+Without --only, each venv runs the generators whose package it holds and says which
+it left to the other. No network is used (HF_HUB_OFFLINE=1: the Trainer's model is
+built from a config). Each layout is a research root with one project:
+
+  hf-trainer/tiny-bert/outputs/lr{1e-3,3e-3,1e-2}/
+                                transformers' Trainer (real training of a tiny BERT)
+  lightning/blobs/lightning_logs/version_N/
+                                PyTorch Lightning CSVLogger (real training of an MLP)
+  lightning-tensorboard/blobs-tb/lightning_logs/version_N/
+                                Lightning's TensorBoardLogger, same runs (torch.utils.tensorboard)
+  torch-tensorboard/sgd-blobs/runs/Dec01_10-00-0N_fixture_lr*/
+                                torch.utils.tensorboard's default layout (a plain PyTorch loop)
   keras/fashion/logs/cnn_dropout*.csv           Keras CSVLogger
   sacred/mnist-sacred/runs/N/                   Sacred FileStorageObserver
   hydra/cifar-hydra/multirun/<date>/<time>/N/   Hydra multirun
@@ -19,14 +29,14 @@ Each layout is a research root with one project:
                                                 Keras TensorBoard callback layout (tensorboardX)
   dvc/mnist-dvc/{dvc.yaml,dvc.lock,metrics/}    DVC foreach stage, `dvc repro`
 
-What was made how (torch is not installed: its PyPI wheel and CUDA dependencies are
-several GB) is in specs/fixtures.md section 9. No network is used.
+What was made how, and what was pruned or added by hand as bad input, is in
+specs/fixtures.md section 9.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
+import importlib.util
 import json
 import os
 import shutil
@@ -48,129 +58,225 @@ def fresh(path: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------
-# Hugging Face Trainer: a learning-rate sweep on SST-2 (872 validation examples).
-# trainer_state.json is written by transformers' own TrainerState.save_to_json;
-# the *_results.json files reproduce Trainer.save_metrics (transformers'
-# trainer_pt_utils.save_metrics: json.dump(indent=4, sort_keys=True), merged into
-# all_results.json), because Trainer itself cannot be imported without torch.
+# Hugging Face Trainer: a real learning-rate sweep. A tiny BERT (2 layers, hidden 32,
+# built from a BertConfig, random init: no hub download) learns a synthetic task
+# (label = whether the token after [CLS] is in the lower half of the vocabulary, 10 %
+# of labels flipped) for 3 epochs, evaluating and saving every epoch and keeping the
+# best checkpoint by accuracy. The driver follows transformers' run_glue.py example:
+# train, save_model, save_metrics("train") with train_samples, save_state, evaluate,
+# save_metrics("eval") with eval_samples. So every file is the Trainer's own:
+# all_results.json, train_results.json, eval_results.json, trainer_state.json,
+# config.json, training_args.bin and checkpoint-N/. The weights (model.safetensors,
+# optimizer.pt, scheduler.pt, rng_state.pth) are deleted afterwards: attest never
+# reads them and they would make the fixture megabytes.
 # ---------------------------------------------------------------------------
-HF_ARMS = [
-    # dir, eval accuracy per epoch (3 epochs), eval loss per epoch, final train loss
-    ("lr1e-5", [0.8727, 0.8853, 0.8911], [0.331, 0.301, 0.297], 0.2514),
-    ("lr3e-5", [0.9025, 0.9186, 0.9243], [0.262, 0.241, 0.248], 0.1621),
-    ("lr5e-5", [0.9071, 0.9128, 0.9106], [0.255, 0.269, 0.291], 0.1187),
-]
-HF_STEPS_PER_EPOCH = 100
+HF_ARMS = ["1e-3", "3e-3", "1e-2"]
+HF_VOCAB, HF_LEN = 64, 12
+HF_WEIGHTS = ("model.safetensors", "optimizer.pt", "scheduler.pt", "rng_state.pth")
 
 
-def save_metrics(output_dir: Path, split: str, metrics: dict) -> None:
-    with open(output_dir / f"{split}_results.json", "w") as f:
-        json.dump(metrics, f, indent=4, sort_keys=True)
-    path = output_dir / "all_results.json"
-    all_metrics = json.loads(path.read_text()) if path.exists() else {}
-    all_metrics.update(metrics)
-    with open(path, "w") as f:
-        json.dump(all_metrics, f, indent=4, sort_keys=True)
+def hf_dataset(n: int, seed: int):
+    import numpy as np
+    import torch
+
+    g = np.random.default_rng(seed)
+    ids = g.integers(5, HF_VOCAB, size=(n, HF_LEN))
+    ids[:, 0] = 2  # [CLS]
+    labels = (ids[:, 1] < 34).astype(int) ^ (g.random(n) < 0.1).astype(int)
+    mask = torch.ones(HF_LEN, dtype=torch.long)
+    return [{"input_ids": torch.tensor(r), "attention_mask": mask, "labels": int(y)} for r, y in zip(ids, labels)]
 
 
 def gen_hf() -> None:
-    from transformers.trainer_callback import TrainerState
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    import torch
+    from transformers import (BertConfig, BertForSequenceClassification, Trainer, TrainingArguments,
+                              set_seed)
 
-    base = fresh(OUT / "hf-trainer") / "sst2" / "outputs"
-    for name, accs, losses, train_loss in HF_ARMS:
-        out = base / name
-        out.mkdir(parents=True)
-        history = []
-        best = (None, None, None)
-        for epoch, (acc, loss) in enumerate(zip(accs, losses), start=1):
-            step = epoch * HF_STEPS_PER_EPOCH
-            history.append({"epoch": float(epoch), "grad_norm": round(2.1 / epoch, 4), "learning_rate": 1e-5,
-                            "loss": round(train_loss + 0.05 * (3 - epoch), 4), "step": step})
-            history.append({"epoch": float(epoch), "eval_accuracy": acc, "eval_loss": loss,
-                            "eval_runtime": 1.9, "eval_samples_per_second": 458.9,
-                            "eval_steps_per_second": 14.2, "step": step})
-            if best[0] is None or acc > best[0]:
-                best = (acc, step, f"outputs/{name}/checkpoint-{step}")
-            state = TrainerState(epoch=float(epoch), global_step=step, max_steps=3 * HF_STEPS_PER_EPOCH,
-                                 logging_steps=50, eval_steps=HF_STEPS_PER_EPOCH, save_steps=HF_STEPS_PER_EPOCH,
-                                 train_batch_size=32, num_train_epochs=3, log_history=list(history),
-                                 best_metric=best[0], best_global_step=best[1],
-                                 best_model_checkpoint=best[2])
-            ck = out / f"checkpoint-{step}"
-            ck.mkdir()
-            state.save_to_json(str(ck / "trainer_state.json"))
-        train_metrics = {"epoch": 3.0, "total_flos": 1.2e15, "train_loss": train_loss, "train_runtime": 412.7,
-                         "train_samples": 67349, "train_samples_per_second": 489.5, "train_steps_per_second": 0.727}
-        history.append({"epoch": 3.0, "step": 3 * HF_STEPS_PER_EPOCH, **{k: v for k, v in train_metrics.items() if k != "epoch" and k != "train_samples"}})
-        state.log_history = history
-        state.save_to_json(str(out / "trainer_state.json"))
-        save_metrics(out, "train", train_metrics)
-        eval_metrics = {"epoch": 3.0, "eval_accuracy": accs[-1], "eval_loss": losses[-1], "eval_runtime": 1.9,
-                        "eval_samples": 872, "eval_samples_per_second": 458.9, "eval_steps_per_second": 14.2}
-        save_metrics(out, "eval", eval_metrics)
-    # Bad input: a run killed while writing its state (truncated JSON), no results.
-    bad = base / "lr8e-5"
+    torch.set_num_threads(1)
+    proj = fresh(OUT / "hf-trainer") / "tiny-bert"
+    proj.mkdir()
+    train, evaluation = hf_dataset(1024, 1), hf_dataset(256, 2)
+
+    def accuracy(p):
+        return {"accuracy": float((p.predictions.argmax(-1) == p.label_ids).mean())}
+
+    cwd = os.getcwd()
+    os.chdir(proj)  # output_dir is relative, as most scripts give it: trainer_state.json keeps it so
+    try:
+        for lr in HF_ARMS:
+            set_seed(42)
+            config = BertConfig(vocab_size=HF_VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                intermediate_size=64, max_position_embeddings=HF_LEN, num_labels=2)
+            model = BertForSequenceClassification(config)
+            args = TrainingArguments(output_dir=f"outputs/lr{lr}", learning_rate=float(lr), num_train_epochs=3,
+                                     per_device_train_batch_size=32, per_device_eval_batch_size=64,
+                                     eval_strategy="epoch", save_strategy="epoch", logging_steps=8,
+                                     load_best_model_at_end=True, metric_for_best_model="accuracy", seed=42,
+                                     report_to="none", use_cpu=True, disable_tqdm=True)
+            trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=evaluation,
+                              compute_metrics=accuracy)
+            metrics = trainer.train().metrics
+            metrics["train_samples"] = len(train)
+            trainer.save_model()
+            trainer.log_metrics("train", metrics)
+            trainer.save_metrics("train", metrics)
+            trainer.save_state()
+            metrics = trainer.evaluate()
+            metrics["eval_samples"] = len(evaluation)
+            trainer.log_metrics("eval", metrics)
+            trainer.save_metrics("eval", metrics)
+    finally:
+        os.chdir(cwd)
+    for f in proj.rglob("*"):
+        if f.name in HF_WEIGHTS:
+            f.unlink()
+    # Bad input: a run killed while writing its state (its trainer_state.json cut to a
+    # third, by this script), no result files.
+    base = proj / "outputs"
+    bad = base / "lr3e-2"
     bad.mkdir()
-    text = (base / "lr1e-5" / "trainer_state.json").read_text()
+    text = (base / "lr1e-3" / "trainer_state.json").read_text()
     (bad / "trainer_state.json").write_text(text[: len(text) // 3])
 
 
 # ---------------------------------------------------------------------------
-# PyTorch Lightning CSVLogger: a dropout sweep of a small MNIST CNN. Lightning
-# needs torch, so metrics.csv is written with the algorithm of Lightning's own
-# _ExperimentWriter (lightning/fabric/loggers/csv_logs.py): one dict per
-# log_metrics call with "step" added, header = keys in first-seen order over all
-# rows, csv.DictWriter (missing cells empty: the NaN padding pandas shows). The
-# LightningModule's logger connector adds "epoch" to every row. hparams.yaml is
-# what save_hparams_to_yaml writes for a plain dict: yaml.dump of it.
+# PyTorch Lightning: a real dropout sweep of a small MLP on synthetic Gaussian blobs
+# (3 classes, 8 features), 3 epochs of SGD, then `trainer.test`. Each run logs to a
+# CSVLogger and a TensorBoardLogger at once (their default `lightning_logs/version_N`
+# layout, under two research roots), so both fixtures hold the same runs:
+#   lightning/blobs/lightning_logs/version_N/{metrics.csv,hparams.yaml,checkpoints/}
+#   lightning-tensorboard/blobs-tb/lightning_logs/version_N/{events.out.tfevents.*,hparams.yaml}
+# The TensorBoardLogger writes through torch.utils.tensorboard (tensorboard is
+# installed); its event file names (wall time, host, pid) are fixed afterwards.
 # ---------------------------------------------------------------------------
-LIGHTNING_ARMS = [
-    # version, dropout, val_acc per epoch, val_loss per epoch
-    (0, 0.1, [0.9612, 0.9738, 0.9781], [0.128, 0.086, 0.071]),
-    (1, 0.3, [0.9588, 0.9741, 0.9802], [0.135, 0.084, 0.064]),
-    (2, 0.5, [0.9497, 0.9689, 0.9754], [0.167, 0.101, 0.080]),
-]
-
-
-def lightning_rows(val_acc, val_loss):
-    rows = []
-    step = 0
-    for epoch in range(3):
-        for b in range(2):
-            step += 49
-            rows.append({"train_loss_step": round(0.5 / (step / 49), 4), "epoch": epoch, "step": step})
-        rows.append({"val_loss": val_loss[epoch], "val_acc": val_acc[epoch], "epoch": epoch, "step": step})
-        rows.append({"train_loss_epoch": round(0.42 / (epoch + 1), 4), "epoch": epoch, "step": step})
-    rows.append({"test_acc": round(val_acc[-1] - 0.002, 4), "test_loss": round(val_loss[-1] + 0.004, 4), "epoch": 3, "step": step})
-    return rows
-
-
-def write_lightning_csv(path: Path, rows) -> None:
-    last = {}
-    for m in rows:
-        last.update(m)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(last.keys()))
-        w.writeheader()
-        w.writerows(rows)
+LIGHTNING_DROPOUT = [0.0, 0.2, 0.5]
 
 
 def gen_lightning() -> None:
-    import yaml
+    import lightning as L
+    import torch
+    from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
+    from torch import nn
+    from torch.utils.data import DataLoader, TensorDataset
 
-    base = fresh(OUT / "lightning") / "mnist" / "logs" / "mnist_cnn"
-    for version, dropout, acc, loss in LIGHTNING_ARMS:
-        d = base / f"version_{version}"
-        d.mkdir(parents=True)
-        write_lightning_csv(d / "metrics.csv", lightning_rows(acc, loss))
-        with open(d / "hparams.yaml", "w") as f:
-            yaml.dump({"batch_size": 64, "dropout": dropout, "lr": 0.001, "seed": 7}, f)
-    # Bad input: a metrics.csv whose header is not a CSVLogger's (no step column).
-    d = base / "version_3"
+    torch.set_num_threads(1)
+
+    def blobs(n: int, seed: int) -> TensorDataset:
+        g = torch.Generator().manual_seed(seed)
+        centers = torch.tensor([[2.0, 0.0], [-1.0, 1.7], [-1.0, -1.7]])
+        y = torch.randint(0, 3, (n,), generator=g)
+        x = torch.cat([centers[y] + 1.1 * torch.randn(n, 2, generator=g), 0.5 * torch.randn(n, 6, generator=g)], 1)
+        return TensorDataset(x, y)
+
+    class MLP(L.LightningModule):
+        def __init__(self, dropout: float = 0.1, lr: float = 0.05, hidden: int = 32):
+            super().__init__()
+            self.save_hyperparameters()
+            self.net = nn.Sequential(nn.Linear(8, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, 3))
+
+        def _step(self, batch):
+            x, y = batch
+            out = self.net(x)
+            return nn.functional.cross_entropy(out, y), (out.argmax(-1) == y).float().mean()
+
+        def training_step(self, batch, i):
+            loss, _ = self._step(batch)
+            self.log("train_loss", loss, on_step=True, on_epoch=True)
+            return loss
+
+        def validation_step(self, batch, i):
+            loss, acc = self._step(batch)
+            self.log("val_loss", loss)
+            self.log("val_acc", acc)
+
+        def test_step(self, batch, i):
+            loss, acc = self._step(batch)
+            self.log("test_loss", loss)
+            self.log("test_acc", acc)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=self.hparams.lr)
+
+    csv_root = fresh(OUT / "lightning") / "blobs"
+    tb_root = fresh(OUT / "lightning-tensorboard") / "blobs-tb"
+    for dropout in LIGHTNING_DROPOUT:
+        L.seed_everything(7, verbose=False)
+        trainer = L.Trainer(max_epochs=3, accelerator="cpu", devices=1, log_every_n_steps=10, deterministic=True,
+                            logger=[CSVLogger(str(csv_root)), TensorBoardLogger(str(tb_root))],
+                            enable_progress_bar=False, enable_model_summary=False)
+        model = MLP(dropout=dropout)
+        trainer.fit(model, DataLoader(blobs(640, 1), batch_size=32, shuffle=True),
+                    DataLoader(blobs(320, 2), batch_size=64))
+        trainer.test(model, DataLoader(blobs(500, 3), batch_size=100), verbose=False)
+    for version in (tb_root / "lightning_logs").iterdir():
+        for i, f in enumerate(sorted(version.glob("events.out.tfevents.*"), key=lambda p: int(p.name.rsplit(".", 1)[1]))):
+            f.rename(f.with_name(f"events.out.tfevents.1796000000.fixture.{i}"))
+    # Bad input (written by this script): a metrics.csv whose header is not a
+    # CSVLogger's (`;`-separated, no step column).
+    d = csv_root / "lightning_logs" / "version_3"
     d.mkdir()
     (d / "metrics.csv").write_text("epoch;val_acc\n0;0.95\n")
-    with open(d / "hparams.yaml", "w") as f:
-        yaml.dump({"batch_size": 64, "dropout": 0.7, "lr": 0.001, "seed": 7}, f)
+    (d / "hparams.yaml").write_text("dropout: 0.7\nhidden: 32\nlr: 0.05\n")
+
+
+# ---------------------------------------------------------------------------
+# torch.utils.tensorboard without a framework: a plain PyTorch training loop (SGD on
+# the blobs, a learning-rate sweep) with `SummaryWriter(comment=f"_lr{lr}")`, i.e.
+# the default log directory `runs/<Mon><DD>_<HH-MM-SS>_<host>_lr<lr>/`, and the tags
+# PyTorch's own tutorial uses (`Loss/train`, `Loss/test`, `Accuracy/test`). The
+# directory's time and host name and the event file's name are fixed afterwards
+# (`Dec01_10-00-0N_fixture_lr…`), keeping the pattern SummaryWriter uses.
+# ---------------------------------------------------------------------------
+TORCH_TB_LRS = ["0.01", "0.1", "1.0"]
+
+
+def gen_torch_tensorboard() -> None:
+    import torch
+    from torch import nn
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.set_num_threads(1)
+    proj = fresh(OUT / "torch-tensorboard") / "sgd-blobs"
+    proj.mkdir()
+
+    def blobs(n: int, seed: int):
+        g = torch.Generator().manual_seed(seed)
+        centers = torch.tensor([[2.0, 0.0], [-1.0, 1.7], [-1.0, -1.7]])
+        y = torch.randint(0, 3, (n,), generator=g)
+        return centers[y] + 1.3 * torch.randn(n, 2, generator=g), y
+
+    (xtr, ytr), (xte, yte) = blobs(600, 11), blobs(300, 12)
+    cwd = os.getcwd()
+    os.chdir(proj)  # SummaryWriter's default log directory is ./runs/
+    try:
+        for i, lr in enumerate(TORCH_TB_LRS):
+            torch.manual_seed(5)
+            model = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 3))
+            opt = torch.optim.SGD(model.parameters(), lr=float(lr))
+            writer = SummaryWriter(comment=f"_lr{lr}")
+            step = 0
+            for epoch in range(4):
+                for b in range(0, 600, 50):
+                    loss = nn.functional.cross_entropy(model(xtr[b:b + 50]), ytr[b:b + 50])
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    step += 1
+                    if step % 4 == 0:
+                        writer.add_scalar("Loss/train", loss.item(), step)
+                with torch.no_grad():
+                    out = model(xte)
+                    writer.add_scalar("Loss/test", nn.functional.cross_entropy(out, yte).item(), step)
+                    writer.add_scalar("Accuracy/test", (out.argmax(-1) == yte).float().mean().item(), step)
+            writer.close()
+            logdir = Path(writer.log_dir)
+            (f,) = logdir.glob("events.out.tfevents.*")
+            f.rename(f.with_name("events.out.tfevents.1796000000.fixture.0"))
+            logdir.rename(logdir.with_name(f"Dec01_10-00-0{i}_fixture_lr{lr}"))
+    finally:
+        os.chdir(cwd)
 
 
 # ---------------------------------------------------------------------------
@@ -414,7 +520,12 @@ def gen_dvc() -> None:
 
 
 GENERATORS = {"hf": gen_hf, "lightning": gen_lightning, "keras": gen_keras, "sacred": gen_sacred, "hydra": gen_hydra,
-              "tensorboard": gen_tensorboard, "keras-tensorboard": gen_keras_tensorboard, "dvc": gen_dvc}
+              "tensorboard": gen_tensorboard, "keras-tensorboard": gen_keras_tensorboard, "dvc": gen_dvc,
+              "torch-tensorboard": gen_torch_tensorboard}
+# The package each generator needs, i.e. which venv runs it.
+NEEDS = {"hf": "transformers", "lightning": "lightning", "keras": "keras", "sacred": "sacred", "hydra": "hydra",
+         "tensorboard": "tensorboardX", "keras-tensorboard": "tensorboardX", "dvc": "dvc",
+         "torch-tensorboard": "tensorboard"}
 
 
 def main() -> None:
@@ -423,6 +534,9 @@ def main() -> None:
     args = ap.parse_args()
     for name, gen in GENERATORS.items():
         if args.only and args.only != name:
+            continue
+        if not args.only and importlib.util.find_spec(NEEDS[name]) is None:
+            print(f"left {name}: {NEEDS[name]} is not in this venv", file=sys.stderr)
             continue
         gen()
         print(f"wrote {name}", file=sys.stderr)

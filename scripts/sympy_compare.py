@@ -22,6 +22,11 @@ target/, shared with the tests).
     python3 -m venv target/py-sympy && target/py-sympy/bin/pip install sympy==1.14.0
     target/py-sympy/bin/python scripts/sympy_compare.py
     target/py-sympy/bin/python scripts/sympy_compare.py --ops   # limits, series, sums, …
+
+With --ops the same run also times each case through `tools/call` of the real
+`attest-symbolic` binary (built in release; raw JSON-RPC over stdio, 21 calls per
+case, median) and prints per-operation p50s: library, tools/call and SymPy from text
+(--no-mcp skips the binary).
 """
 
 import json
@@ -150,7 +155,9 @@ def sym_text(t):
     """Our input text in SymPy syntax: ^ as **, implicit products, oo, log."""
     from sympy.parsing.sympy_parser import (parse_expr, standard_transformations,
                                             implicit_multiplication_application, convert_xor)
-    t = str(t)
+    import re
+    t = str(t).replace("{", "(").replace("}", ")")  # x^{3}: TeX braces group
+    t = re.sub(r"\|([^|]*)\|", r"Abs(\1)", t)  # |x|
     tr = standard_transformations + (implicit_multiplication_application, convert_xor)
     return parse_expr(t, transformations=tr, local_dict={"e": sympy.E, "pi": sympy.pi, "oo": sympy.oo})
 
@@ -175,7 +182,15 @@ def verify_text(lhs, rhs):
         zero = d.is_zero_matrix if isinstance(d, sympy.MatrixBase) else sympy.simplify(d) == 0
         return "proved" if zero else "refuted"
     d = sympy.simplify(sym_text(lhs) - sym_text(rhs))
-    return "proved" if d == 0 else "not proved (simplify leaves " + str(d)[:40] + ")"
+    if d == 0:
+        return "proved"
+    # Our semantics are real: retry with real symbols, then positive ones (equal where
+    # both sides are defined, for claims whose sides need x ≥ 0).
+    for kw, verdict in (({"real": True}, "proved"), ({"positive": True}, "proved_where_defined")):
+        sub = {s: sympy.Symbol(str(s), **kw) for s in d.free_symbols}
+        if sympy.simplify(d.subs(sub)) == 0:
+            return verdict
+    return "not proved (simplify leaves " + str(d)[:40] + ")"
 
 
 def factors_of(e):
@@ -232,6 +247,9 @@ def sympy_op(r):
         mats = [sympy.Matrix(sym_text(m)) for m in re.findall(r"\[\[.*?\]\]", a["expr"])]
         if r["field"] == "eigenvectors":
             return mats[0].eigenvects(), time.perf_counter() - t
+        if mats[0].free_symbols and a.get("operation") == "eigenvalues":
+            vals = [v for v, k in mats[0].eigenvals().items() for _ in range(k)]
+            return vals, time.perf_counter() - t
         o = a.get("operation", "product" if len(mats) == 2 else "summary")
         m = mats[0] if mats else None
         res = {"determinant": lambda: m.det(), "inverse": lambda: m.inv() if m.det() != 0 else True,
@@ -276,9 +294,66 @@ def sympy_op(r):
     return res, time.perf_counter() - t
 
 
+def mcp_times(rows, calls=21):
+    """Median seconds per `tools/call` of each case's tool (`sym.<op>`, the case's
+    arguments) through the real `attest-symbolic` binary (release): the MCP server, its
+    pool and a sandboxed worker's pipes, spoken as raw JSON-RPC over stdio (no SDK on
+    the timed path). The binary is built first; None for every case with --no-mcp."""
+    if "--no-mcp" in sys.argv:
+        return [None] * len(rows)
+    import tempfile
+    env = dict(os.environ)
+    env.setdefault("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    subprocess.run(["cargo", "build", "-q", "--release", "-p", "attest-symbolic"],
+                   cwd=os.environ.get("SYM_WORKSPACE", ROOT), env=env, check=True)
+    binary = os.path.join(env["CARGO_TARGET_DIR"], "release", "attest-symbolic")
+    tmp = tempfile.mkdtemp()
+    penv = dict(os.environ, ATTEST_DB=os.path.join(tmp, "bench.db"), ATTEST_EXPAND="1")
+    penv.setdefault("RESEARCH_ROOT", tmp)
+    proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=penv)
+    ids = iter(range(1, 10**9))
+
+    def call(method, params):
+        i = next(ids)
+        proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n").encode())
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit("attest-symbolic closed stdout")
+            msg = json.loads(line)
+            if msg.get("id") == i:
+                return msg
+
+    call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": {"name": "sympy_compare", "version": "0"}})
+    proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    proc.stdin.flush()
+    out = []
+    for r in rows:
+        params = {"name": "sym." + r["op"], "arguments": r["args"]}
+        first = call("tools/call", params)
+        text = json.dumps(first.get("result", {}))
+        if '"isError": true' in text or "error" in first:
+            out.append(None)
+            continue
+        times = []
+        for _ in range(calls):
+            t = time.perf_counter()
+            call("tools/call", params)
+            times.append(time.perf_counter() - t)
+        out.append(statistics.median(times))
+    proc.stdin.close()
+    proc.wait(timeout=10)
+    return out
+
+
 def main_ops():
     rows = rust_ops()
+    mcp = mcp_times(rows)
     ratios, agree, notes = [], 0, []
+    per_op = {}
     for r in rows:
         try:
             res, st = sympy_op(r)
@@ -312,6 +387,10 @@ def main_ops():
                 else:
                     same = [b for b, _ in mine[1]] == [b for b, _ in theirs[1]] and \
                         [k for _, k in mine[1]] == [k for _, k in theirs[1]]
+            elif r["field"] == "rank":
+                same = int(res) == int(ours)
+            elif r["op"] == "verify" and ours == "proved_where_defined" and res == "proved":
+                same = True  # SymPy's claim (equal for all complex x) implies ours
             elif r["field"] == "eigenvectors":
                 same = True
                 for val, _mult, vecs in res:
@@ -320,12 +399,26 @@ def main_ops():
                     if val.is_real and val.is_rational:
                         same = same and len(mine) == len(vecs) and \
                             sympy.Matrix.hstack(*vecs, *mine).rank() == len(vecs)
+            elif r["field"] == "eigenvalues" and isinstance(ours, list) and isinstance(res, list):
+                # symbolic eigenvalues: the same multiset, each pair equal by simplify
+                left = [sym_text(t) for t in ours]
+                same = len(left) == len(res)
+                for v in res:
+                    k = next((i for i, o in enumerate(left) if sympy.simplify(o - v) == 0), None)
+                    same = same and k is not None
+                    if k is not None:
+                        left.pop(k)
             elif r["field"] == "eigenvalues" and isinstance(ours, list):
                 a_vals = sorted(float(sympy.sympify(t)) for t in str(res).split(", ") if t)
                 b_vals = sorted(float(sym_text(t)) for t in ours)
                 same = len(a_vals) == len(b_vals) and all(abs(p - q) < 1e-9 for p, q in zip(a_vals, b_vals))
             elif isinstance(res, str) and res.startswith("not compared"):
                 same = None
+            elif isinstance(res, list) and any(v.startswith("≈") for d in ours for v in d.values()):
+                # decimals marked ≈: the same solutions numerically, in any order
+                num = lambda d: tuple(sorted((k, round(float(sympy.N(sympy.sympify(v) if not str(v).startswith("≈")
+                                                                         else v[1:].strip())), 8)) for k, v in d.items()))
+                same = sorted(map(num, res)) == sorted(map(num, ours))
             elif isinstance(res, list):  # a non-linear system's solutions
                 mine = sorted([{k: str(sym_text(v)) for k, v in d.items()} for d in ours],
                               key=lambda d: sorted(d.items()))
@@ -357,11 +450,35 @@ def main_ops():
         elif same is None:
             notes.append(("not compared", r["op"], r["args"], ours, str(res)[:60]))
         ratios.append(st / r["rust_seconds"])
+        m = mcp[len(ratios) - 1]
+        per_op.setdefault(r["op"], []).append((r["rust_seconds"], m, st, r["args"]))
+        mtext = f"{m * 1e3:8.2f} ms" if m is not None else "       — ms"
         print(f"{r['op']:9} {json.dumps(r['args'])[:60]:60} {str(ours)[:28]:28} {str(res)[:28]:28} "
-              f"{r['rust_seconds'] * 1e6:9.1f} µs {st * 1e3:8.2f} ms {st / r['rust_seconds']:7.0f}x")
+              f"{r['rust_seconds'] * 1e6:9.1f} µs {mtext} {st * 1e3:8.2f} ms {st / r['rust_seconds']:7.0f}x")
     print(f"\nagreement: {agree}/{len(rows)} (the rest are listed; each is explained in specs/sym.md)")
     for n in notes:
         print("  ", *n)
+    print("\nper operation, p50 over its cases (library = worker::handle in-process; tools/call = the "
+          "release attest-symbolic binary over stdio; SymPy from text):")
+    print(f"{'operation':10} {'cases':>5} {'library':>10} {'tools/call':>11} {'SymPy':>9} "
+          f"{'SymPy/lib':>9} {'SymPy/call':>10} {'<50x lib':>8} {'<50x call':>9}")
+    allc = []
+    for op, cs in per_op.items():
+        lib = statistics.median(c[0] for c in cs)
+        calls = [c[1] for c in cs if c[1] is not None]
+        call_p50 = statistics.median(calls) if calls else float("nan")
+        sp = [c[2] for c in cs if c[2] == c[2]]
+        sp50 = statistics.median(sp) if sp else float("nan")
+        rl = [c[2] / c[0] for c in cs if c[2] == c[2]]
+        rc = [c[2] / c[1] for c in cs if c[2] == c[2] and c[1]]
+        allc.extend(cs)
+        print(f"{op:10} {len(cs):5} {lib * 1e6:8.1f}µs {call_p50 * 1e3:9.3f}ms {sp50 * 1e3:7.2f}ms "
+              f"{statistics.median(rl) if rl else float('nan'):8.0f}x {statistics.median(rc) if rc else float('nan'):9.0f}x "
+              f"{sum(1 for x in rl if x < 50):8} {sum(1 for x in rc if x < 50):9}")
+    rc_all = [c[2] / c[1] for c in allc if c[2] == c[2] and c[1]]
+    if rc_all:
+        print(f"through tools/call: median {statistics.median(rc_all):.0f}x SymPy, "
+              f"{sum(1 for x in rc_all if x < 50)} case(s) under 50x")
     good = [x for x in ratios if x == x] or [float("nan")]
     print(f"speed ratio vs SymPy from text: median {statistics.median(good):.0f}x, min {min(good):.0f}x, "
           f"{sum(1 for x in good if x < 50)} case(s) under 50x")

@@ -4,6 +4,8 @@
     target/py/mcp/bin/python tests/python/mcp_sdk_check.py \
         --command target/debug/attest-provenance [--arg X ...] \
         [--calls tests/python/calls_workspace.json] [--names dotted|underscore]
+    target/py/mcp/bin/python tests/python/mcp_sdk_check.py \
+        --url http://127.0.0.1:PORT/mcp [--calls ...]      # Streamable HTTP
 
 The environment is passed through whole (ATTEST_DB, RESEARCH_ROOT, ATTEST_EXPAND,
 ...); the SDK's default would pass only PATH, HOME and a few others.
@@ -24,6 +26,10 @@ Checks, in order (each failure is reported; the exit code is 0 only if all pass)
      is not a second copy of the JSON; the serialized result stays under 7,000
      characters.
 
+  6. the SDK logs no warning or error of its own (over HTTP it logged "Session
+     termination failed: 202" when DELETE answered 202, and tracebacks on empty
+     priming events in older versions).
+
 stdout: one JSON line per call {"tool", "ok", "answer"}, then one summary line
 {"summary": {...}, "passed": bool, "failures": [...]}. Diagnostics go to stderr.
 """
@@ -33,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import sys
 from typing import Any
@@ -95,8 +102,22 @@ def allowed(name: str, style: str) -> bool:
     return name.startswith(prefix) or name == spell("cite.check", style)
 
 
+class SdkLog(logging.Handler):
+    """Everything the SDK logs at WARNING or above."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(f"{record.name}: {record.getMessage()}")
+
+
 async def run(args: argparse.Namespace) -> int:
     c = Checks()
+    sdk_log = SdkLog()
+    logging.getLogger("mcp").addHandler(sdk_log)
+    logging.getLogger("httpx").addHandler(sdk_log)
     expand = os.environ.get("ATTEST_EXPAND", "").strip().lower() not in ("", "0", "false", "no", "off")
     style = args.names
     ask, tools_tool = spell("runs.ask", style), spell("runs.tools", style)
@@ -120,11 +141,18 @@ async def run(args: argparse.Namespace) -> int:
         ):
             list_changed.set()
 
-    params = StdioServerParameters(command=args.command, args=args.arg, env=dict(os.environ))
     schemas: dict[str, dict] = {}
     results_out: list[dict] = []
 
-    async with stdio_client(params) as (read, write):
+    if args.url:
+        from mcp.client.streamable_http import streamablehttp_client
+
+        transport = streamablehttp_client(args.url)
+    else:
+        params = StdioServerParameters(command=args.command, args=args.arg, env=dict(os.environ))
+        transport = stdio_client(params)
+    async with transport as streams:
+        read, write = streams[0], streams[1]
         async with ClientSession(read, write, message_handler=on_message) as session:
             init = await asyncio.wait_for(session.initialize(), args.timeout)
             caps = init.capabilities
@@ -216,6 +244,7 @@ async def run(args: argparse.Namespace) -> int:
                 print(json.dumps(line))
                 results_out.append(line)
 
+    c.check(not sdk_log.records, f"the SDK logged no warnings ({sdk_log.records[:3]})")
     summary = {"calls": len(calls), "checks_passed": c.passed, "checks_failed": len(c.failures)}
     print(json.dumps({"summary": summary, "passed": not c.failures, "failures": c.failures}))
     return 0 if not c.failures else 1
@@ -223,13 +252,16 @@ async def run(args: argparse.Namespace) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description="Check an attest MCP surface with the official Python SDK.")
-    ap.add_argument("--command", required=True, help="the server binary, e.g. target/debug/attest-provenance")
+    ap.add_argument("--command", help="the server binary, e.g. target/debug/attest-provenance (stdio)")
+    ap.add_argument("--url", help="a Streamable HTTP endpoint instead, e.g. http://127.0.0.1:PORT/mcp")
     ap.add_argument("--arg", action="append", default=[], help="an argument for the server (repeatable)")
     ap.add_argument("--calls", help="JSON list of {tool, args, expect_ok} to call in order")
     ap.add_argument("--names", choices=("dotted", "underscore"), default="dotted",
                     help="tool-name spelling the server uses (--tool-names underscore)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
     args = ap.parse_args()
+    if not args.command and not args.url:
+        ap.error("one of --command or --url is required")
     try:
         return asyncio.run(run(args))
     except Exception as e:  # the server died, refused to initialise, ...

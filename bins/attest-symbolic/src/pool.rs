@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 pub const WORKERS: usize = 2;
 
 /// Worker requests run in a [`Pool`] with the sandbox's default limits (1 GiB address
-/// space, 2 s wall clock per request, 30 s CPU backstop, recycled after 500 requests).
+/// space, 2 s wall clock per request, 30 s CPU backstop, recycled after 500 requests),
+/// each MCP session on its own lane of the pool's queue.
 pub struct Sandboxed {
     pool: Pool,
 }
@@ -38,8 +39,11 @@ impl Sandboxed {
 impl Executor for Sandboxed {
     fn run(&self, request: Value) -> Pending {
         let pool = self.pool.clone();
+        // Each MCP session queues on its own lane, and free workers go to the lanes in
+        // turn: one session's slow requests cannot starve another's.
+        let lane = attest_mcp::current_session().unwrap_or(0);
         Box::pin(async move {
-            pool.call(&request).await.map_err(|e| {
+            pool.call_in(lane, &request).await.map_err(|e| {
                 tracing::warn!(code = e.code(), error = ?e, "symbolic worker request failed");
                 e.to_string()
             })

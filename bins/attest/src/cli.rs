@@ -67,7 +67,8 @@ enum Command {
         #[command(subcommand)]
         command: feed::FeedCommand,
     },
-    /// Measure: `eval routing FILE` scores the routers on labelled questions; `eval feed
+    /// Measure: `eval routing FILE` scores the routers on labelled questions; `eval agents`
+    /// the three arms (routed, flat, swarm) against a live model; `eval feed
     /// --user NAME` (or `eval --user NAME`) how well the ranking predicts a reader's own
     /// ratings (cross-validated AUC and precision at 5).
     Eval {
@@ -269,6 +270,12 @@ pub enum EvalWhat {
     },
     /// How well the ranking predicts a reader's own ratings.
     Feed(feed::EvalArgs),
+    /// Ask a live model (any OpenAI-compatible chat endpoint with tool calling) each
+    /// labelled turn three ways: routed (the surface's `<ns>.ask`, run by the real surface
+    /// binary), flat (every tool of `attest serve`), swarm (a supervisor picks the
+    /// surface, then its tools). Per arm: right, wrong tool, nothing called, p50/p95
+    /// latency, tools shown. See specs/agents-eval.md.
+    Agents(crate::eval_agents::Args),
 }
 
 /// Parse, run, and map the outcome to an exit code (2 for usage errors).
@@ -350,7 +357,7 @@ fn database_use(command: &Command) -> suggest::DbUse {
             DbUse::Fills
         }
         Command::Route { .. }
-        | Command::Eval { what: Some(EvalWhat::Routing { .. }), .. }
+        | Command::Eval { what: Some(EvalWhat::Routing { .. } | EvalWhat::Agents(_)), .. }
         | Command::Sym { .. }
         | Command::Emit { .. }
         | Command::Setup { .. }
@@ -410,6 +417,7 @@ async fn run(command: Command, config: Config, json: bool, create: bool) -> anyh
         Command::Feed { command } => feed::run(command, &config, json, create).await,
         Command::Eval { what: Some(EvalWhat::Routing { file }), .. } => eval_routing(&file, json),
         Command::Eval { what: Some(EvalWhat::Feed(args)), .. } => feed::eval(args, &config, json).await,
+        Command::Eval { what: Some(EvalWhat::Agents(args)), .. } => crate::eval_agents::main(args, json).await,
         Command::Eval { what: None, user: Some(user) } => feed::eval(feed::EvalArgs { user }, &config, json).await,
         Command::Eval { what: None, user: None } => {
             usage("say what to evaluate: `attest eval routing FILE` or `attest eval feed --user NAME`")
@@ -555,7 +563,9 @@ fn sym_sandbox() -> anyhow::Result<impl Fn(Value) -> attest_sym::tools::Pending 
     let pool = attest_sandbox::Pool::new(spec);
     Ok(move |request: Value| -> attest_sym::tools::Pending {
         let pool = pool.clone();
-        Box::pin(async move { pool.call(&request).await.map_err(|e| e.to_string()) })
+        // One lane per MCP session: free workers go to the sessions in turn.
+        let lane = attest_mcp::current_session().unwrap_or(0);
+        Box::pin(async move { pool.call_in(lane, &request).await.map_err(|e| e.to_string()) })
     })
 }
 

@@ -9,6 +9,7 @@ mod cli;
 mod demo;
 mod doctor;
 mod emit;
+mod eval_agents;
 mod feed;
 mod kg;
 mod print;

@@ -21,6 +21,7 @@
 use serde_json::{Map, Value};
 
 use crate::route::{Decision, Question, elsewhere};
+use crate::score::{Scoring, score};
 
 /// A JSON object of arguments.
 pub type Args = Map<String, Value>;
@@ -141,6 +142,8 @@ pub struct Router<F: 'static> {
     pub options: &'static [&'static str],
     /// Appended to a decline, e.g. " If you meant your runs, say which: …".
     pub decline_note: &'static str,
+    /// The evidence that decides what no rule claims ([`crate::score`]).
+    pub scoring: Scoring,
 }
 
 /// Any router, as the catalogue holds it.
@@ -158,13 +161,49 @@ impl<F: Facts> Router<F> {
         if facts.is_empty() {
             return Decision::ask_back(self.empty, self.options);
         }
-        let own = self.first(&facts);
+        let own = self.first(&facts).or_else(|| self.scored(&facts));
         let other = elsewhere(&facts.frame(own.as_ref()), self.surface);
         match (own, other) {
             (own, Some(decline)) if !facts.keeps(own.as_ref()) => self.decline(decline, own.as_ref()),
             (Some(d), _) => d,
-            (None, _) => facts.unclear().unwrap_or_else(|| Decision::ask_back(self.unclear, self.options)),
+            (None, _) => {
+                let mut d = facts.unclear().unwrap_or_else(|| Decision::ask_back(self.unclear, self.options));
+                // The tools the words point to come first among the options.
+                let scored = score(facts.words(), &self.scoring);
+                let mut options: Vec<String> = scored.candidates().take(3).map(str::to_string).collect();
+                for o in d.options.drain(..) {
+                    if !options.contains(&o) {
+                        options.push(o);
+                    }
+                }
+                d.options = options;
+                d
+            }
         }
+    }
+
+    /// What no rule claims, decided by the weight of evidence ([`crate::score`]): the
+    /// best tool when it reaches the minimum and leads by the margin, with the
+    /// arguments of the first rule of that tool whose condition holds.
+    fn scored(&self, facts: &F) -> Option<Decision> {
+        let q = facts.words();
+        let scored = score(q, &self.scoring);
+        let (tool, points, why) = scored.winner(self.scoring.min, self.scoring.margin).map(|w| (w.0, w.1, &w.2))?;
+        let rule = self
+            .rules
+            .iter()
+            .filter(|r| r.tool == tool)
+            .find(|r| r.when.is_none_or(|c| c(&Asked { facts, q, phrase: None, tool: r.tool })));
+        let asked = Asked { facts, q, phrase: None, tool };
+        let args = match rule.and_then(|r| r.args) {
+            Some(extract) => match extract(&asked) {
+                Ok(a) => a,
+                Err(ask_back) => return Some(ask_back),
+            },
+            None => Args::new(),
+        };
+        let words = why.iter().map(|w| format!("'{}'", w.replace('*', ""))).collect::<Vec<_>>().join(", ");
+        Some(Decision::to(tool, args, format!("the question's words point to it ({words}; score {points})")))
     }
 
     /// The first rule that claims the question, decided.
@@ -266,6 +305,7 @@ mod tests {
         unclear: "Greet or wave?",
         options: &["toy.greet", "toy.wave"],
         decline_note: " Or greet here.",
+        scoring: Scoring::NONE,
     };
 
     #[test]

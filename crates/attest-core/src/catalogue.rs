@@ -702,6 +702,7 @@ mod tests {
         unclear: "Echo or big?",
         options: &["t.echo", "t.big"],
         decline_note: "",
+        scoring: crate::score::Scoring::NONE,
     };
 
     #[derive(Deserialize, Serialize, JsonSchema)]

@@ -14,6 +14,7 @@ pub mod config;
 pub mod next;
 pub mod route;
 pub mod routing_eval;
+pub mod score;
 pub mod stop;
 pub mod surface;
 pub mod text;

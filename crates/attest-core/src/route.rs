@@ -153,6 +153,9 @@ pub struct Marker {
     pub tool: &'static str,
     /// Phrases that mark them, matched on word boundaries.
     pub phrases: &'static [&'static str],
+    /// Words one of which must occur too for a phrase to count (none: a phrase alone
+    /// counts): "near" marks a concept-graph question only beside "concept" or "graph".
+    pub with: &'static [&'static str],
 }
 
 /// Phrases that mark a question as belonging to a surface, so that any router can
@@ -173,6 +176,7 @@ pub const ELSEWHERE: &[Marker] = &[
             "match the ledger",
             "against the ledger",
         ],
+        with: &[],
     },
     Marker {
         tool: "runs.compare",
@@ -186,11 +190,19 @@ pub const ELSEWHERE: &[Marker] = &[
             "which run won",
             "came out on top",
             "won the sweep",
+            "my * sweep",
+            "the * sweep",
+            "arms of",
+            "arm of the",
+            "of the * family",
+            "in the * family",
         ],
+        with: &[],
     },
     Marker {
         tool: "feed.persona_create",
         phrases: &["create a persona", "new persona", "persona called", "persona named", "create a reader"],
+        with: &[],
     },
     Marker {
         tool: "feed.list",
@@ -203,9 +215,18 @@ pub const ELSEWHERE: &[Marker] = &[
             "whats new",
             "new papers",
             "papers today",
+            "to read",
+            "anything new for",
+            "worth reading",
         ],
+        with: &[],
     },
-    Marker { tool: "feed.search", phrases: &["did i read about", "have i read about", "i read about"] },
+    Marker { tool: "feed.search", phrases: &["did i read about", "have i read about", "i read about"], with: &[] },
+    Marker {
+        tool: "kg.neighbors",
+        phrases: &["near", "next to", "neighbours of", "neighbors of", "around", "co occur*", "closest to"],
+        with: &["concept graph", "knowledge graph", "my graph", "concepts", "concept"],
+    },
     Marker {
         tool: "kg.path",
         phrases: &[
@@ -216,19 +237,38 @@ pub const ELSEWHERE: &[Marker] = &[
             "concept graph",
             "knowledge graph",
         ],
+        with: &[],
     },
-    Marker { tool: "kg.communities", phrases: &["research areas", "main areas", "my topics"] },
+    Marker { tool: "kg.communities", phrases: &["research areas", "main areas", "my topics"], with: &[] },
     Marker {
         tool: "sym.verify",
         phrases: &["derivation", "identity", "this equation", "this formula", "this integral", "this derivative"],
+        with: &[],
     },
-    Marker { tool: "sym.simplify", phrases: &["simplify", "factorise", "factorize"] },
-    Marker { tool: "sym.integrate", phrases: &["integrate", "integral of", "antiderivative of"] },
-    Marker { tool: "sym.differentiate", phrases: &["derivative of", "differentiate"] },
-    Marker { tool: "sym.solve", phrases: &["solve for"] },
+    Marker { tool: "sym.simplify", phrases: &["simplify", "factorise", "factorize"], with: &[] },
+    Marker { tool: "sym.integrate", phrases: &["integrate", "integral of", "antiderivative of"], with: &[] },
+    Marker { tool: "sym.differentiate", phrases: &["derivative of", "differentiate"], with: &[] },
+    Marker { tool: "sym.solve", phrases: &["solve for"], with: &[] },
+    Marker {
+        tool: "cite.lookup",
+        phrases: &[
+            "look up the reference",
+            "look up the citation",
+            "the reference for",
+            "bib entry for",
+            "bib record for",
+            "bibtex for",
+            "bibtex entry",
+            "citation for",
+            "doi of",
+            "doi for",
+        ],
+        with: &[],
+    },
     Marker {
         tool: "cite.search",
         phrases: &["bib entries", "bibliography entries", "in my bibliography", "in my library"],
+        with: &[],
     },
 ];
 
@@ -259,7 +299,7 @@ pub fn elsewhere(q: &Question, surface: &str) -> Option<Decision> {
     ELSEWHERE
         .iter()
         .filter(|r| own.is_none_or(|s| !s.allows(r.tool)) && !r.tool.starts_with(&format!("{surface}.")))
-        .find(|r| r.phrases.iter().any(|p| q.has(p)))
+        .find(|r| r.phrases.iter().any(|p| q.has(p)) && (r.with.is_empty() || r.with.iter().any(|w| q.has(w))))
         .map(|r| Decision::elsewhere(r.tool))
 }
 

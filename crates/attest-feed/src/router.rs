@@ -20,6 +20,7 @@ use std::sync::{LazyLock, OnceLock};
 use attest_core::Decision;
 use attest_core::ask::{Args, Asked, Router, Rule};
 use attest_core::route::Question;
+use attest_core::score::{Cue, Scoring, Write, cue};
 use regex::Regex;
 
 mod verdict;
@@ -50,6 +51,8 @@ pub static RULES: &[Rule<Facts>] = &[
     Rule::new("feed.source_remove", SOURCE_REMOVE).args(feed_named),
     Rule::new("feed.source_preview", SOURCE_PREVIEW).args(stated),
     Rule::new("feed.source_add", SOURCE_ADD).args(stated),
+    // Beyond the archive, said in so many words, before the subscriptions' words.
+    Rule::new("feed.research", RESEARCH_BEYOND).when(has_topic).args(literature),
     Rule::new("feed.sources", SOURCES).args(stated),
     // The literature needs a topic; without one the later rules decide.
     Rule::new("feed.research", RESEARCH).when(has_topic).args(literature),
@@ -68,6 +71,8 @@ pub static RULES: &[Rule<Facts>] = &[
     Rule::new("feed.read", SEARCH_LEADS).when(names_item).args(for_reader),
     Rule::new("feed.search", SEARCH_LEADS).when(subject_or_track).args(search_query),
     Rule::new("feed.read", DIGEST).when(names_item).args(for_reader),
+    // Unread items are today's reading, whatever window they are asked over.
+    Rule::new("feed.list", &["unread"]).args(for_reader),
     Rule::new("feed.digest", DIGEST).args(for_reader),
     Rule::new("feed.persona_status", PERSONA_STATUS).args(for_reader),
     Rule::new("feed.read", LIST).when(names_item).args(for_reader),
@@ -88,6 +93,7 @@ pub static ROUTER: Router<Facts> = Router {
     unclear: UNCLEAR,
     options: DEFAULT_OPTIONS,
     decline_note: " If you meant your feed, say which: today's reading, a search of the archive, or the week by topic.",
+    scoring: SCORING,
 };
 
 /// The question back for an empty question.
@@ -318,6 +324,8 @@ const SOURCE_SUGGEST: &[&str] = &[
 /// Unsubscribing.
 const SOURCE_REMOVE: &[&str] = &[
     "unsubscribe",
+    "unsub",
+    "unsub from",
     "remove feed",
     "remove the feed",
     "remove this feed",
@@ -436,6 +444,18 @@ const RESEARCH: &[&str] = &[
     "outside my feeds",
     "not in my feeds",
     "on the web",
+];
+
+/// The literature beyond the archive, in words that also name the feeds.
+const RESEARCH_BEYOND: &[&str] = &[
+    "beyond my feeds",
+    "outside my feeds",
+    "not in my feeds",
+    "beyond my feed",
+    "outside my feed",
+    "outside my subscriptions",
+    "beyond my subscriptions",
+    "not my archive",
 ];
 
 /// Why an item is placed where it is.
@@ -624,6 +644,11 @@ const URL_READ: &[&str] = &["read", "summarize", "summarise", "open", "what is t
 /// Phrases after which the subject of a search follows ("papers on …", "find …").
 /// The earliest in the question wins, the longest at the same place.
 pub const SEARCH_LEADS: &[&str] = &[
+    "in the archive about",
+    "in my archive about",
+    "in the archive on",
+    "in my archive on",
+    "archive search",
     "anything new on",
     "anything new about",
     "anything new in",
@@ -1591,6 +1616,163 @@ fn interests_text(text: &str, q: &Question) -> Option<(String, bool)> {
     let rest = rest.trim_start_matches([':', '-', '=', ' ']).trim_end_matches(['?', '!', '.', ' ']).trim();
     if rest.is_empty() { None } else { Some((rest.to_string(), q.has("also"))) }
 }
+
+/// The evidence that decides what no rule claims (`attest_core::score`): weighted
+/// words and phrases per tool, normalised (lemmas, synonyms) before matching.
+pub static SCORING: Scoring = Scoring { cues: CUES, writes: WRITES, min: 3, margin: 2 };
+
+/// Tools that write, and the verbs that must open a question asking for them.
+const WRITES: &[Write] = &[
+    Write { tool: "feed.rate", verbs: &["rate", "mark", "flag", "thumbs", "upvote", "downvote", "star", "score"] },
+    Write {
+        tool: "feed.persona_create",
+        verbs: &["create", "make", "add", "set", "register", "new", "start", "build", "open"],
+    },
+    Write {
+        tool: "feed.persona_update",
+        verbs: &[
+            "update", "change", "set", "replace", "edit", "add", "append", "tweak", "modify", "put", "include",
+            "adjust",
+        ],
+    },
+    Write { tool: "feed.persona_delete", verbs: &["delete", "remove", "drop", "get", "erase", "destroy", "kill"] },
+    Write {
+        tool: "feed.persona_reset",
+        verbs: &["reset", "clear", "wipe", "erase", "forget", "start", "zero", "purge"],
+    },
+    Write { tool: "feed.persona_merge", verbs: &["merge", "combine", "join", "unify", "fold"] },
+    Write {
+        tool: "feed.source_add",
+        verbs: &["subscribe", "add", "follow", "include", "import", "sub", "track", "start"],
+    },
+    Write {
+        tool: "feed.source_remove",
+        verbs: &["unsubscribe", "remove", "drop", "delete", "unsub", "stop", "unfollow", "cancel", "get"],
+    },
+    Write {
+        tool: "feed.harvest_engagement",
+        verbs: &["harvest", "turn", "convert", "count", "use", "learn", "import", "treat", "make"],
+    },
+];
+
+/// The cues, by tool.
+static CUES: &[Cue] = &[
+    cue(
+        "feed.list",
+        3,
+        &[
+            "read today",
+            "reading list",
+            "what to read",
+            "worth read*",
+            "worth my time",
+            "unread",
+            "what should i read",
+            "top pick*",
+        ],
+    ),
+    cue("feed.list", 2, &["queue", "recommend*", "new", "top", "latest", "for me", "pull up"]),
+    cue("feed.list", 1, &["today", "morning", "feed"]),
+    cue(
+        "feed.search",
+        3,
+        &[
+            "search",
+            "archive",
+            "did i see",
+            "come through",
+            "came through",
+            "come across",
+            "anything about",
+            "anything on",
+        ],
+    ),
+    cue("feed.search", 2, &["find", "look for", "mention*", "about"]),
+    cue(
+        "feed.read",
+        3,
+        &["full text", "in full", "full entry", "summarize", "abstract", "tldr", "gist", "what is it about"],
+    ),
+    cue("feed.read", 2, &["open", "item", "entry", "pull up", "show me"]),
+    cue(
+        "feed.rate",
+        3,
+        &["useful", "helpful", "irrelevant", "not relevant", "thumbs", "upvot*", "downvot*", "waste of time"],
+    ),
+    cue("feed.rate", 2, &["rate", "mark"]),
+    cue("feed.explain", 3, &["why", "explain", "how come", "reason", "what match*", "end up"]),
+    cue("feed.explain", 2, &["rank*", "shown", "show up", "first in", "top of"]),
+    cue(
+        "feed.digest",
+        3,
+        &["digest", "by topic", "roundup", "round up", "group*", "cluster*", "topic by topic", "week in review"],
+    ),
+    cue("feed.digest", 2, &["week", "summarize", "month", "fortnight", "catch up", "overview", "themes"]),
+    cue("feed.persona_status", 3, &["profile", "persona", "my ratings", "how well", "know about me", "blend"]),
+    cue("feed.persona_status", 2, &["interest", "learn*", "rating", "personaliz*"]),
+    cue("feed.persona_create", 3, &["new persona", "new reader", "new profile", "create", "set up"]),
+    cue("feed.persona_create", 2, &["persona", "reader", "profile"]),
+    cue("feed.persona_update", 3, &["interest"]),
+    cue("feed.persona_update", 2, &["change", "update", "replace", "append"]),
+    cue("feed.persona_delete", 3, &["delete", "get rid", "remove the persona", "remove the reader"]),
+    cue("feed.persona_delete", 2, &["persona", "reader", "profile"]),
+    cue("feed.persona_reset", 3, &["reset", "start over", "from scratch", "wipe", "clear", "forget"]),
+    cue("feed.persona_reset", 2, &["rating", "history"]),
+    cue("feed.persona_merge", 3, &["merge", "combine", "same person", "one person"]),
+    cue(
+        "feed.persona_suggest_interests",
+        3,
+        &["suggest * interest*", "interest idea*", "ideas", "what should i put", "what to write"],
+    ),
+    cue("feed.persona_suggest_interests", 2, &["interest", "suggest", "propos*"]),
+    cue("feed.source_add", 3, &["subscrib*"]),
+    cue("feed.source_add", 2, &["rss", "add * feed", "new feed"]),
+    cue("feed.source_remove", 3, &["unsubscrib*", "unsub", "unfollow", "stop follow*", "drop * feed", "remove * feed"]),
+    cue("feed.source_remove", 2, &["feed", "source", "subscription"]),
+    cue(
+        "feed.source_preview",
+        3,
+        &["preview", "peek", "sample", "before i subscrib*", "before subscrib*", "before i commit"],
+    ),
+    cue(
+        "feed.source_suggest",
+        3,
+        &[
+            "suggest * feed",
+            "recommend * feed",
+            "journals",
+            "ought to follow",
+            "should i follow",
+            "should i be follow*",
+            "feeds should",
+            "categories",
+        ],
+    ),
+    cue("feed.source_suggest", 2, &["follow", "missing", "cover*", "suggest", "source"]),
+    cue("feed.sources", 3, &["subscriptions", "subscribed", "my feeds", "my sources", "fetched", "feed health"]),
+    cue(
+        "feed.sources",
+        2,
+        &["last updated", "broken", "failing", "following", "how many items", "each feed", "per source"],
+    ),
+    cue("feed.harvest_engagement", 3, &["implicit", "engagement", "harvest", "weak positive*", "opened"]),
+    cue("feed.harvest_engagement", 2, &["into rating*", "click*"]),
+    cue(
+        "feed.research",
+        3,
+        &[
+            "arxiv",
+            "pubmed",
+            "crossref",
+            "literature",
+            "beyond my",
+            "outside my",
+            "not my archive",
+            "not in my archive",
+        ],
+    ),
+    cue("feed.research", 2, &["published", "web"]),
+];
 
 #[cfg(test)]
 mod tests {

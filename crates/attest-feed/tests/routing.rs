@@ -66,3 +66,24 @@ fn an_item_given_beside_the_question_is_pointed_at() {
 fn never_panics_on_any_unicode() {
     attest_testkit::routing::never_panics(route);
 }
+
+/// The tuning questions (`tests/routing/tuning/feed.jsonl`), scored and printed; never a
+/// write for a question that did not ask for one. `ROUTING_MISSES=1` prints the misses.
+#[test]
+fn tuning_questions_never_write_unasked() {
+    routing::tuning(
+        "feed",
+        &[
+            "feed.rate",
+            "feed.persona_create",
+            "feed.persona_update",
+            "feed.persona_delete",
+            "feed.persona_reset",
+            "feed.persona_merge",
+            "feed.source_add",
+            "feed.source_remove",
+            "feed.harvest_engagement",
+        ],
+        route,
+    );
+}

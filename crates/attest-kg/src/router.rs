@@ -15,6 +15,7 @@ use std::sync::LazyLock;
 use attest_core::Decision;
 use attest_core::ask::{Args, Asked, Router, Rule};
 use attest_core::route::Question;
+use attest_core::score::{Cue, Scoring, Write, cue};
 use regex::Regex;
 use serde_json::Value;
 
@@ -205,6 +206,7 @@ pub static ROUTER: Router<Facts> = Router {
     unclear: UNCLEAR,
     options: OPTIONS,
     decline_note: " If you meant the concepts you have read, say which: how two connect, what sits next to one, or your research areas.",
+    scoring: SCORING,
 };
 
 /// Route a `kg.ask` question to a knowledge tool, or ask back, or decline it to the
@@ -706,3 +708,124 @@ fn which_two(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
 fn next_to_which(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Err(Decision::ask_back("Next to which concept? Pass concept.", &["kg.neighbors", "kg.concepts"]))
 }
+
+/// The evidence that decides what no rule claims (`attest_core::score`): weighted
+/// words and phrases per tool, normalised (lemmas, synonyms) before matching.
+pub static SCORING: Scoring = Scoring { cues: CUES, writes: WRITES, min: 3, margin: 2 };
+
+/// Tools that write, and the verbs that must open a question asking for them.
+const WRITES: &[Write] = &[
+    Write { tool: "cite.save", verbs: &["save", "add", "keep", "bookmark", "store", "put", "file"] },
+    Write {
+        tool: "cite.sync",
+        verbs: &[
+            "sync", "resync", "refresh", "import", "reimport", "update", "pull", "re", "reread", "reload", "rescan",
+        ],
+    },
+];
+
+/// The cues, by tool.
+static CUES: &[Cue] = &[
+    cue(
+        "kg.path",
+        3,
+        &[
+            "connect*",
+            "link*",
+            "path",
+            "chain",
+            "route from",
+            "route in",
+            "relationship between",
+            "bridge from",
+            "from * to",
+            "get from",
+            "hop*",
+        ],
+    ),
+    cue("kg.path", 2, &["between", "relat*", "tie*"]),
+    cue(
+        "kg.neighbors",
+        3,
+        &[
+            "neighbor",
+            "next to",
+            "near",
+            "around",
+            "co occur*",
+            "together with",
+            "beside",
+            "alongside",
+            "surround*",
+            "come up with",
+            "show up with",
+        ],
+    ),
+    cue("kg.neighbors", 2, &["related to", "close*", "sit*"]),
+    cue(
+        "kg.central",
+        3,
+        &[
+            "central",
+            "hub*",
+            "most important",
+            "most read",
+            "connector*",
+            "bridg*",
+            "key concept*",
+            "degree",
+            "betweenness",
+            "most often",
+            "spent most",
+            "most of my",
+        ],
+    ),
+    cue("kg.central", 2, &["important", "most", "top concept*"]),
+    cue(
+        "kg.communities",
+        3,
+        &["cluster*", "communit*", "research area*", "areas", "group*", "split", "break * down", "fall into"],
+    ),
+    cue("kg.communities", 2, &["topic", "field*", "distinct"]),
+    cue(
+        "kg.concepts",
+        3,
+        &[
+            "start with",
+            "starting with",
+            "begin* with",
+            "spell*",
+            "vocabulary",
+            "list * concept*",
+            "concepts that",
+            "what concepts",
+        ],
+    ),
+    cue("kg.concepts", 2, &["concept*", "prefix"]),
+    cue(
+        "feed.search",
+        3,
+        &["search", "what did i read", "have i read", "what i read", "what i've read", "i read about"],
+    ),
+    cue("feed.search", 2, &["find", "mention*", "items", "articles"]),
+    cue(
+        "cite.lookup",
+        3,
+        &["look up", "lookup", "reference for", "full reference", "bib record", "bib entry", "bibtex for", "doi"],
+    ),
+    cue(
+        "cite.search",
+        3,
+        &["references", "in my library", "my bibliography", "saved anything", "in the title", "by * in my"],
+    ),
+    cue("cite.check", 3, &["cite key*", "citation key*", "dangling", "resolve", "cite="]),
+    cue(
+        "cite.sources",
+        3,
+        &["bib files", "zotero", "citation sources", "citation data", "where * reference* come from"],
+    ),
+    cue("cite.save", 3, &["save", "keep", "bookmark"]),
+    cue("cite.sync", 3, &["sync", "resync", "refresh * library", "import * bib*"]),
+    cue("cite.export", 3, &["export"]),
+    cue("cite.related", 3, &["similar to", "related to * library", "library * related"]),
+];

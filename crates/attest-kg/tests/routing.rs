@@ -57,3 +57,10 @@ fn phrases_match_whole_words_only() {
 fn never_panics_on_any_unicode() {
     routing::never_panics(route);
 }
+
+/// The tuning questions (`tests/routing/tuning/kg.jsonl`), scored and printed; never a
+/// write for a question that did not ask for one. `ROUTING_MISSES=1` prints the misses.
+#[test]
+fn tuning_questions_never_write_unasked() {
+    routing::tuning("kg", &["cite.save", "cite.sync", "cite.export"], route);
+}

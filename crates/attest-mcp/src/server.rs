@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use attest_core::catalogue::{JsonObject, Listing};
 use attest_core::{Answer, Catalogue, Hints, NoArgs, Surface, Tool, ToolNames, ToolSpec, text};
@@ -48,8 +48,26 @@ impl Served {
 
     /// A fresh session over this catalogue.
     pub fn session(&self) -> Session {
-        Session { served: self.clone(), expanded: Arc::new(AtomicBool::new(self.expand)) }
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Session {
+            served: self.clone(),
+            expanded: Arc::new(AtomicBool::new(self.expand)),
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+        }
     }
+}
+
+tokio::task_local! {
+    static SESSION: u64;
+}
+
+/// The session a tool call is running for: a number unique in this process, the same for
+/// every call of one MCP session (one stdio process, one `Mcp-Session-Id`), and `None`
+/// outside a call. Shared resources use it to take turns between sessions, so that one
+/// client's queue of slow calls cannot hold up another's (the symbolic surface's worker
+/// pool: `attest_sandbox::Pool::call_in`).
+pub fn current_session() -> Option<u64> {
+    SESSION.try_with(|id| *id).ok()
 }
 
 fn tools_description(surface: &Surface) -> &'static str {
@@ -92,6 +110,8 @@ fn tools_tool(surface: &'static Surface, listing: Listing) -> Tool {
 pub struct Session {
     served: Served,
     expanded: Arc<AtomicBool>,
+    /// What [`current_session`] says during this session's calls.
+    id: u64,
 }
 
 impl Session {
@@ -154,7 +174,8 @@ impl Session {
             changed = !self.expanded.swap(true, Ordering::SeqCst);
         }
         // A panicking handler is a fault like any other: it is answered, never dropped.
-        match AssertUnwindSafe(self.served.catalogue.call(name, args)).catch_unwind().await {
+        let call = AssertUnwindSafe(self.served.catalogue.call(name, args)).catch_unwind();
+        match SESSION.scope(self.id, call).await {
             Ok(Ok(answer)) => (render(self.word_next(answer)), changed),
             Ok(Err(fault)) => {
                 tracing::error!(tool = name, error = ?fault, "internal fault");
@@ -324,6 +345,28 @@ mod tests {
         let n = serde_json::to_string(&r).unwrap().chars().count();
         assert!(n < 7_000, "{n} characters");
         assert!(text_of(&r).contains("there is no tool"));
+    }
+
+    /// Each session's calls run with its own id, so shared resources can take turns
+    /// between sessions; outside a call there is none.
+    #[tokio::test]
+    async fn calls_know_which_session_they_run_for() {
+        let spec = ToolSpec::new("test.whoami", "Who", "Says the session.", Hints::default());
+        let whoami =
+            Tool::new(
+                spec,
+                |_: NoArgs| async move { Ok::<_, Fault>(Answer::ok(format!("{:?}", current_session()), ())) },
+            );
+        let served = Served::flat(Catalogue::from(vec![whoami]), ToolNames::Dotted);
+        let (a, b) = (served.session(), served.session());
+        let said = |r: CallToolResult| r.structured_content.unwrap()["answer"].as_str().unwrap().to_string();
+        let a1 = said(a.call("test.whoami", JsonObject::new()).await.0);
+        let a2 = said(a.call("test.whoami", JsonObject::new()).await.0);
+        let b1 = said(b.call("test.whoami", JsonObject::new()).await.0);
+        assert!(a1.starts_with("Some("), "{a1}");
+        assert_eq!(a1, a2);
+        assert_ne!(a1, b1);
+        assert_eq!(current_session(), None);
     }
 
     /// A refusal's next step names the tool as this server spells it.

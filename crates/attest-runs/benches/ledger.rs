@@ -61,15 +61,16 @@ fn frameworks(root: &Path) {
     use attest_runs::discover::proto::{Event, Summary, SummaryValue};
     use prost::Message as _;
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/frameworks");
-    let hf = fx.join("hf-trainer/sst2/outputs/lr3e-5");
-    let pl = fx.join("lightning/mnist/logs/mnist_cnn/version_0");
+    let hf = fx.join("hf-trainer/tiny-bert/outputs/lr3e-3");
+    let pl = fx.join("lightning/blobs/lightning_logs/version_0");
     for i in 0..200 {
         let run = root.join(format!("hf/outputs/lr{i}e-6"));
         copy_dir(&hf, &run);
+        // The Trainer wrote checkpoint-32, -64, -96; two more make five.
         for k in 4..=5 {
-            copy_dir(&hf.join("checkpoint-100"), &run.join(format!("checkpoint-{}", k * 100)));
+            copy_dir(&hf.join("checkpoint-32"), &run.join(format!("checkpoint-{}", k * 32)));
         }
-        copy_dir(&pl, &root.join(format!("pl/logs/mnist_cnn/version_{i}")));
+        copy_dir(&pl, &root.join(format!("pl/lightning_logs/version_{i}")));
         let mut events = Vec::new();
         for step in 0..5_000i64 {
             let value = |tag: &str, x: f32| SummaryValue { tag: tag.into(), simple_value: Some(x), tensor: None };

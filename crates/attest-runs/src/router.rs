@@ -15,6 +15,7 @@
 use attest_core::Decision;
 use attest_core::ask::{Args, Asked, Router, Rule};
 use attest_core::route::Question;
+use attest_core::score::{Cue, Scoring, Write, cue};
 use serde_json::Value;
 
 /// Tools offered when a question is asked back.
@@ -142,6 +143,15 @@ pub static RULES: &[Rule<Facts>] = &[
             "contradict*",
             "stale",
             "annotations",
+            "my paper",
+            "the paper",
+            "in my paper",
+            "up to date",
+            "out of date",
+            "still match",
+            "still agree",
+            "ledger says",
+            "the ledger say",
         ],
     )
     .args(stated),
@@ -181,6 +191,7 @@ pub static RULES: &[Rule<Facts>] = &[
             "head to head",
         ],
     )
+    .when(has_object)
     .args(stated),
     Rule::new(
         "runs.scan",
@@ -210,6 +221,7 @@ pub static RULES: &[Rule<Facts>] = &[
             "fresh results",
         ],
     )
+    .when(not_a_question)
     .args(stated),
     Rule::new(
         "runs.detail",
@@ -238,6 +250,7 @@ pub static RULES: &[Rule<Facts>] = &[
             "inspect",
         ],
     )
+    .when(about_one_run)
     .args(stated),
     Rule::new(
         "runs.list",
@@ -265,6 +278,7 @@ pub static RULES: &[Rule<Facts>] = &[
             "runs are there",
         ],
     )
+    .when(no_draft)
     .args(stated),
     // Nouns of a comparison, weaker than the verbs above: "scan my sweep" is a scan.
     Rule::new("runs.compare", &["sweep", "sweeps", "arm", "arms", "ablation", "ablations", "variants", "baseline"])
@@ -272,6 +286,7 @@ pub static RULES: &[Rule<Facts>] = &[
     // No phrase at all, but a draft path or exactly one run name is enough.
     Rule::new("runs.claims_check", &[]).when(names_draft).args(stated).because("the question names a draft"),
     Rule::new("runs.detail", &[]).when(names_run).args(stated).because("the question names a run"),
+    Rule::new("runs.list", &[]).when(names_project).args(stated).because("the question names a project"),
 ];
 
 /// The provenance surface's router.
@@ -282,6 +297,7 @@ pub static ROUTER: Router<Facts> = Router {
     unclear: UNCLEAR,
     options: OPTIONS,
     decline_note: " If you meant your runs or drafts, say which: compare a family, list the runs, or check a draft.",
+    scoring: SCORING,
 };
 
 /// Words that mark a question as being about runs or drafts. When another surface's
@@ -318,14 +334,14 @@ pub const DOMAIN: &[&str] = &[
 
 /// Which stated facts each tool takes, under the tool's own parameter names.
 pub const ARGS: &[(&str, &[&str])] = &[
-    ("runs.compare", &["family", "metric"]),
-    ("runs.list", &["family"]),
-    ("runs.detail", &["name"]),
-    ("runs.claims_check", &["path"]),
+    ("runs.compare", &["family", "metric", "project"]),
+    ("runs.list", &["family", "project"]),
+    ("runs.detail", &["name", "project"]),
+    ("runs.claims_check", &["path", "verdict"]),
     ("runs.claims_coverage", &["path"]),
-    ("runs.record", &["family"]),
+    ("runs.record", &["family", "project", "confirm"]),
     ("cite.check", &["path"]),
-    ("runs.scan", &["confirm"]),
+    ("runs.scan", &["confirm", "project", "root"]),
 ];
 
 /// Route a question to a provenance tool, or ask back, or decline it to the surface
@@ -352,6 +368,39 @@ fn asks_to_write(a: &Asked<'_, Facts>) -> bool {
             || a.q.raw.chars().any(|c| c.is_ascii_digit()) && a.q.raw.contains('='))
 }
 
+/// A comparison needs something to compare: a family, metric or run named, or words
+/// about runs ("better or worse?" alone is asked back).
+fn has_object(a: &Asked<'_, Facts>) -> bool {
+    a.facts.family.is_some()
+        || a.facts.metric.is_some()
+        || a.facts.run.is_some()
+        || a.facts.project.is_some()
+        || a.q.raw.chars().any(|c| c.is_ascii_digit())
+        || DOMAIN.iter().any(|d| a.q.has(d))
+        || a.q.any(&["which", "who", "what", "compare", "comparison", "rank", "ranking", "leaderboard"]).is_some()
+}
+
+/// A detail is about one run: not when the question is about arms or a sweep and names
+/// no run ("is the gap between the arms just seed noise?").
+fn about_one_run(a: &Asked<'_, Facts>) -> bool {
+    a.facts.run.is_some()
+        || a.q.any(&["arms", "sweep", "sweeps", "ablation", "variants", "family", "between", "gap"]).is_none()
+}
+
+/// A scan writes the ledger: it is asked for, never the answer to a question about
+/// one ("which families did last night's scan pick up?").
+fn not_a_question(a: &Asked<'_, Facts>) -> bool {
+    !attest_core::score::asks_question(a.q)
+}
+
+fn no_draft(a: &Asked<'_, Facts>) -> bool {
+    a.facts.path.is_none()
+}
+
+fn names_project(a: &Asked<'_, Facts>) -> bool {
+    a.facts.project.is_some()
+}
+
 fn names_draft(a: &Asked<'_, Facts>) -> bool {
     a.facts.path.is_some()
 }
@@ -374,6 +423,14 @@ pub struct Facts {
     /// A directory path (`paper/`), for the claims tools only.
     dir: Option<String>,
     run: Option<String>,
+    /// A project named as one ("project distil-asr", "in project mt").
+    project: Option<String>,
+    /// A claim verdict asked for ("only the contradicted claims").
+    verdict: Option<&'static str>,
+    /// A directory to scan, written as an absolute or home path (`~/research/mt`).
+    root: Option<String>,
+    /// The question confirms a write in so many words ("confirm", "confirmed").
+    confirm: bool,
     /// The question with run names and paths blanked out, for rule matching.
     masked: Question,
 }
@@ -525,6 +582,9 @@ const STOP: &[&str] = &[
     "metrics",
 ];
 
+/// Claim verdicts a check can be narrowed to (`runs.claims_check`'s `verdict`).
+const VERDICTS: &[&str] = &["supported", "contradicted", "unsupported", "ambiguous", "stale", "uncited"];
+
 /// Words that introduce a name in "the kdsweep arms".
 const DETERMINERS: &[&str] = &["the", "my", "our", "which", "these", "those", "all", "each", "every", "this"];
 
@@ -610,7 +670,8 @@ impl Facts {
             let candidates: Vec<usize> = match w(i) {
                 "family" => {
                     let mut c = vec![];
-                    if i > 0 {
+                    // "notebook: family x" names x, not notebook.
+                    if i > 0 && !question[toks[i - 1].end..toks[i].start].contains([':', ',', '(', ';']) {
                         c.push(i - 1);
                     }
                     if matches!(w(i + 1), "called" | "named") {
@@ -626,6 +687,15 @@ impl Facts {
                 }
                 // "the kdsweep arms", "which lr ablation": a determiner, the name, the noun.
                 word if generic_after.contains(&word) && i > 1 && DETERMINERS.contains(&w(i - 2)) => vec![i - 1],
+                // "kdalpha arms ranked by wer": the name opens the question.
+                "arms" | "sweep" | "ablation" | "variants"
+                    if i == 1
+                        && !["record", "log", "save", "compare", "rank", "scan", "list", "show"].contains(&w(0)) =>
+                {
+                    vec![0]
+                }
+                // "winner of kdalpha", "best of the kdalpha arms".
+                "of" if matches!(w(i.wrapping_sub(1)), "winner" | "best" | "winners") => vec![i + 1],
                 "of" if matches!(w(i.wrapping_sub(1)), "arm" | "arms") => vec![i + 1],
                 _ => vec![],
             };
@@ -660,7 +730,22 @@ impl Facts {
             .map(|(at, c)| if blank.iter().any(|&(s, e)| (s..e).contains(&at)) { ' ' } else { c })
             .collect();
         let masked = if masked == question { whole.clone() } else { Question::new(&masked) };
-        Facts { family, metric, path, dir, run, masked }
+        // A project, only when named as one.
+        let project = (0..toks.len()).filter(|&i| w(i) == "project").find_map(|i| {
+            let j = if matches!(w(i + 1), "called" | "named") { i + 2 } else { i + 1 };
+            toks.get(j).filter(|t| family_like(&t.lower) && !is_path(t)).map(|t| t.raw.to_string())
+        });
+        let verdict = (0..toks.len()).find_map(|i| {
+            let v = VERDICTS.iter().find(|v| w(i) == **v)?;
+            matches!(w(i + 1), "claim" | "claims" | "ones" | "numbers" | "verdicts").then_some(*v)
+        });
+        let root = toks
+            .iter()
+            .find(|t| (t.raw.starts_with("~/") || t.raw.starts_with('/')) && !is_path(t))
+            .map(|t| t.raw.to_string());
+        let confirm = whole.any(&["confirm", "confirmed", "i confirm", "confirm true"]).is_some()
+            && whole.any(&["don't confirm", "do not confirm", "not confirmed", "without confirm*"]).is_none();
+        Facts { family, metric, path, dir, run, project, verdict, root, confirm, masked }
     }
 
     fn about_runs(&self, q: &Question) -> bool {
@@ -681,8 +766,13 @@ impl Facts {
                 "metric" => self.metric.clone().map(Value::String),
                 "path" => path.clone().map(Value::String),
                 "name" => self.run.clone().map(Value::String),
-                // Asking to scan is the go-ahead a scan needs.
-                "confirm" => Some(Value::Bool(true)),
+                "project" => self.project.clone().map(Value::String),
+                "verdict" => self.verdict.map(|v| Value::String(v.to_string())),
+                "root" => self.root.clone().map(Value::String),
+                // Asking to scan is the go-ahead a scan needs; a record is confirmed
+                // only in so many words.
+                "confirm" if tool == "runs.scan" => Some(Value::Bool(true)),
+                "confirm" => self.confirm.then_some(Value::Bool(true)),
                 _ => None,
             };
             if let Some(v) = v {
@@ -692,6 +782,140 @@ impl Facts {
         args
     }
 }
+
+/// The evidence that decides what no rule claims (`attest_core::score`): weighted
+/// words and phrases per tool, normalised (lemmas, synonyms) before matching.
+pub static SCORING: Scoring = Scoring { cues: CUES, writes: WRITES, min: 3, margin: 2 };
+
+/// Tools that write, and the verbs that must open a question asking for them.
+const WRITES: &[Write] = &[
+    Write { tool: "runs.record", verbs: &["record", "log", "save", "store", "write", "enter", "add", "put"] },
+    Write {
+        tool: "runs.scan",
+        verbs: &[
+            "scan", "rescan", "ingest", "import", "refresh", "reload", "read", "pick", "pull", "sync", "update",
+            "load", "index",
+        ],
+    },
+];
+
+/// The cues, by tool.
+static CUES: &[Cue] = &[
+    cue(
+        "runs.compare",
+        3,
+        &["which arm", "best arm", "top arm", "who win", "which * win", "come out on top", "come out ahead"],
+    ),
+    cue(
+        "runs.compare",
+        2,
+        &[
+            "win",
+            "best",
+            "beat",
+            "compar*",
+            "rank*",
+            "outperform*",
+            "lowest",
+            "highest",
+            "smallest",
+            "largest",
+            "maxim*",
+            "minim*",
+            "worst",
+            "top",
+        ],
+    ),
+    cue("runs.compare", 1, &["arm", "sweep", "ablation", "variant", "baselin*"]),
+    cue(
+        "runs.list",
+        2,
+        &[
+            "list",
+            "inventory",
+            "overview",
+            "what run",
+            "which run",
+            "how many run",
+            "project",
+            "famili",
+            "what * in the ledger",
+            "what have i",
+        ],
+    ),
+    cue("runs.list", 1, &["ledger", "run", "record"]),
+    cue(
+        "runs.detail",
+        2,
+        &[
+            "detail",
+            "config",
+            "provenance",
+            "where * come from",
+            "which file",
+            "hash",
+            "seed",
+            "one run",
+            "that run",
+            "this run",
+        ],
+    ),
+    cue(
+        "runs.claims_check",
+        2,
+        &[
+            "draft",
+            "claim",
+            "paper",
+            "verify",
+            "validat*",
+            "check",
+            "hold up",
+            "up to date",
+            "contradict*",
+            "match the ledger",
+            "what the ledger say",
+            "number",
+            "figure",
+        ],
+    ),
+    cue("runs.claims_check", 1, &["still", "correct", "right", "accurat*"]),
+    cue(
+        "runs.claims_coverage",
+        3,
+        &[
+            "coverag*",
+            "cover",
+            "uncov*",
+            "without a claim",
+            "no claim",
+            "unclaim*",
+            "unannot*",
+            "missing a claim",
+            "lack a claim",
+        ],
+    ),
+    cue("runs.claims_coverage", 1, &["annotat*", "every number", "which number"]),
+    cue(
+        "runs.scan",
+        3,
+        &[
+            "scan",
+            "rescan",
+            "ingest",
+            "reload",
+            "pick up",
+            "into the ledger",
+            "new file",
+            "new result",
+            "fresh result",
+            "just finish*",
+        ],
+    ),
+    cue("runs.scan", 2, &["refresh", "import", "sync", "update", "new output"]),
+    cue("runs.record", 3, &["record", "log", "write down", "store"]),
+    cue("runs.record", 2, &["result", "metric", "score"]),
+];
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,6 @@
 //! The layouts training frameworks write (tests/fixtures/frameworks/, made by
-//! scripts/gen_framework_fixtures.py with the frameworks' own writers where they run
-//! without torch; see specs/fixtures.md §9), scanned, listed and compared through the
+//! scripts/gen_framework_fixtures.py with the frameworks' own code; see
+//! specs/fixtures.md §9), scanned, listed and compared through the
 //! provenance tools as an agent sees them: one insta snapshot of whole answers per
 //! layout. Paths under the fixture root become `[root]`, times `[time]`, digests
 //! `[hash]`.
@@ -62,15 +62,24 @@ async fn framework_layouts_scan_list_and_compare() {
                 ("runs.list", json!({})),
                 ("runs.compare", json!({"family": "outputs"})),
                 ("runs.compare", json!({"family": "outputs", "metric": "eval_loss"})),
-                ("runs.detail", json!({"name": "lr3e-5"})),
+                ("runs.detail", json!({"name": "lr1e-3"})),
             ],
         ),
         (
             "lightning",
             vec![
                 ("runs.list", json!({})),
-                ("runs.compare", json!({"family": "mnist_cnn"})),
-                ("runs.compare", json!({"family": "mnist_cnn", "metric": "val_loss"})),
+                ("runs.compare", json!({"family": "lightning_logs"})),
+                ("runs.compare", json!({"family": "lightning_logs", "metric": "val_loss"})),
+                ("runs.detail", json!({"name": "lightning_logs/version_1"})),
+            ],
+        ),
+        (
+            "lightning-tensorboard",
+            vec![
+                ("runs.list", json!({})),
+                ("runs.compare", json!({"family": "lightning_logs"})),
+                ("runs.detail", json!({"name": "lightning_logs/version_1"})),
             ],
         ),
         ("keras", vec![("runs.list", json!({})), ("runs.compare", json!({"family": "cnn"}))]),
@@ -82,6 +91,14 @@ async fn framework_layouts_scan_list_and_compare() {
                 ("runs.list", json!({})),
                 ("runs.compare", json!({"family": "runs"})),
                 ("runs.detail", json!({"name": "runs/lr1.0"})),
+            ],
+        ),
+        (
+            "torch-tensorboard",
+            vec![
+                ("runs.list", json!({})),
+                ("runs.compare", json!({"family": "runs"})),
+                ("runs.detail", json!({"name": "runs/Dec01_10-00-01_fixture_lr0.1"})),
             ],
         ),
         ("dvc", vec![("runs.list", json!({})), ("runs.compare", json!({"family": "train"}))]),
@@ -132,10 +149,10 @@ async fn declared_grouping_overrides() {
     copy_tree(&fixtures().join("frameworks/hf-trainer"), &root);
     std::fs::write(
         root.join("attest.toml"),
-        "[[family]]\nname = \"sst2-lr\"\nruns = [\"lr?e-5\"]\nmetric = \"eval_loss\"\n[family.arms]\n\"lr1e-5\" = \"1e-5 (paper default)\"\n\"lr3e-5\" = \"3e-5\"\n\"lr5e-5\" = \"5e-5\"\n",
+        "[[family]]\nname = \"bert-lr\"\nruns = [\"lr?e-?\"]\nmetric = \"eval_loss\"\n[family.arms]\n\"lr1e-3\" = \"1e-3 (paper default)\"\n\"lr3e-3\" = \"3e-3\"\n\"lr1e-2\" = \"1e-2\"\n",
     )
     .unwrap();
-    let t = transcript(&root, &[("runs.list", json!({})), ("runs.compare", json!({"family": "sst2-lr"}))]).await;
+    let t = transcript(&root, &[("runs.list", json!({})), ("runs.compare", json!({"family": "bert-lr"}))]).await;
     insta::assert_json_snapshot!("layout_declared", t);
 
     std::fs::write(root.join("attest.toml"), "[[families]]\nname = \"x\"\n").unwrap();

@@ -62,8 +62,15 @@ async fn preview_write_and_never_overwrite() {
     assert_eq!(text, previewed.content);
     assert_eq!(done.files, preview.files);
 
-    // Refusing to overwrite, naming kd_t2.json.
-    let e = l.record(req(root, "kd", a, true)).await.unwrap_err().to_string();
+    // The identical call again (a retry after a crash between the files and the scan's
+    // commit, say) completes and writes nothing new.
+    let again = l.record(req(root, "kd", a, true)).await.unwrap();
+    assert!(again.written);
+    assert_eq!(std::fs::read_to_string(root.join("proj/results/kd_t4.json")).unwrap(), text);
+    // Different numbers under the same names: refusing to overwrite, naming kd_t2.json.
+    let changed =
+        arms(&[("t2", &[("wer", 0.08), ("n_records", 100.0)]), ("t4", &[("wer", 0.06), ("n_records", 100.0)])]);
+    let e = l.record(req(root, "kd", changed, true)).await.unwrap_err().to_string();
     insta::assert_json_snapshot!("overwrite_refusal", shown(&e, root));
     // Rescanning the written files gives the same runs (same ids).
     let id = l.detail("proj", "kd_t4").await.unwrap().id;

@@ -44,3 +44,10 @@ fn words_match_on_boundaries_only() {
 fn never_panics_on_any_unicode() {
     routing::never_panics(route);
 }
+
+/// The tuning questions (`tests/routing/tuning/runs.jsonl`), scored and printed; never a
+/// write for a question that did not ask for one. `ROUTING_MISSES=1` prints the misses.
+#[test]
+fn tuning_questions_never_write_unasked() {
+    routing::tuning("runs", &["runs.record", "runs.scan"], route);
+}

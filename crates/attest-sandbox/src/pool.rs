@@ -1,5 +1,6 @@
 //! The parent side: a pool of persistent workers.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::io;
 use std::os::unix::process::ExitStatusExt;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::Semaphore;
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::error::{CrashCause, Direction, SandboxError};
@@ -37,8 +38,9 @@ pub struct Pool {
 
 struct Inner {
     spec: Spec,
-    /// One permit per worker that may exist; a call holds one while it uses a worker.
-    permits: Semaphore,
+    /// Who may use a worker next: one permit per worker that may exist, handed to the
+    /// waiting lanes in turn.
+    turns: Mutex<Turns>,
     idle: Mutex<Vec<Worker>>,
     spawned: AtomicU64,
     answered: AtomicU64,
@@ -66,11 +68,11 @@ impl Pool {
     /// A pool that runs `spec.program` as its workers, at most `spec.workers` at once.
     pub fn new(mut spec: Spec) -> Pool {
         spec.workers = spec.workers.max(1);
-        let permits = Semaphore::new(spec.workers);
+        let turns = Mutex::new(Turns { free: spec.workers, waiting: VecDeque::new() });
         Pool {
             inner: Arc::new(Inner {
                 spec,
-                permits,
+                turns,
                 idle: Mutex::new(Vec::new()),
                 spawned: AtomicU64::new(0),
                 answered: AtomicU64::new(0),
@@ -93,22 +95,36 @@ impl Pool {
         }
     }
 
-    /// Send `request` to an idle worker and return its answer.
+    /// How many calls are waiting for a worker right now.
+    pub fn waiting(&self) -> usize {
+        let turns = self.inner.turns.lock().unwrap_or_else(|e| e.into_inner());
+        turns.waiting.iter().map(|(_, q)| q.iter().filter(|tx| !tx.is_closed()).count()).sum()
+    }
+
+    /// [`call_in`](Pool::call_in) on lane 0, for a caller that is the pool's only user.
+    pub async fn call(&self, request: &Value) -> Result<Value, SandboxError> {
+        self.call_in(0, request).await
+    }
+
+    /// Send `request` to an idle worker on behalf of `lane` (a session, a client: any
+    /// caller whose calls should queue behind each other) and return its answer.
     ///
-    /// Waits for a free worker when all are busy (the wall-clock timeout starts once a
-    /// worker is assigned). A request over `max_request_bytes` is refused without being
+    /// When every worker is busy, calls wait per lane, and each worker that frees up is
+    /// handed to the waiting lanes in turn, so a lane with many slow calls queued delays
+    /// another lane's call by at most one call per worker, never by its whole queue
+    /// (the wall-clock timeout starts once a worker is assigned). A request over `max_request_bytes` is refused without being
     /// sent. On a timeout, crash, oversized answer or out-of-protocol answer the worker
     /// is killed and reaped, and the next call starts a fresh one. Dropping the returned
     /// future mid-request kills the worker too, so a late answer can never reach another
     /// call.
-    pub async fn call(&self, request: &Value) -> Result<Value, SandboxError> {
-        let result = self.call_inner(request).await;
+    pub async fn call_in(&self, lane: u64, request: &Value) -> Result<Value, SandboxError> {
+        let result = self.call_inner(lane, request).await;
         let counter = if result.is_ok() { &self.inner.answered } else { &self.inner.failed };
         counter.fetch_add(1, Ordering::Relaxed);
         result
     }
 
-    async fn call_inner(&self, request: &Value) -> Result<Value, SandboxError> {
+    async fn call_inner(&self, lane: u64, request: &Value) -> Result<Value, SandboxError> {
         let limits = &self.inner.spec.limits;
         let mut line = serde_json::to_vec(request).expect("a JSON value always serializes");
         if line.len() > limits.max_request_bytes {
@@ -120,7 +136,7 @@ impl Pool {
         }
         line.push(b'\n');
 
-        let _permit = self.inner.permits.acquire().await.expect("the pool's semaphore is never closed");
+        let _turn = self.inner.turn(lane).await;
         let mut worker = loop {
             let idle = self.inner.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let Some(mut worker) = idle else { break self.spawn()? };
@@ -221,6 +237,86 @@ impl Pool {
             served: 0,
             busy: Duration::ZERO,
         })
+    }
+}
+
+/// The queue in front of the workers: permits left, and the lanes waiting, in the
+/// order they get their next turn, each with its own calls in arrival order.
+struct Turns {
+    free: usize,
+    waiting: VecDeque<(u64, VecDeque<oneshot::Sender<()>>)>,
+}
+
+impl Inner {
+    /// Wait for this lane's turn at a worker.
+    async fn turn(&self, lane: u64) -> Turn<'_> {
+        let rx = {
+            let mut turns = self.turns.lock().unwrap_or_else(|e| e.into_inner());
+            if turns.free > 0 {
+                turns.free -= 1;
+                return Turn { inner: self };
+            }
+            let (tx, rx) = oneshot::channel();
+            match turns.waiting.iter_mut().find(|(l, _)| *l == lane) {
+                Some((_, queue)) => queue.push_back(tx),
+                None => turns.waiting.push_back((lane, VecDeque::from([tx]))),
+            }
+            rx
+        };
+        let mut wait = Waiting { rx, inner: self, granted: false };
+        // The sender lives in the queue until it is used, and the pool outlives this call.
+        let _ = (&mut wait.rx).await;
+        wait.granted = true;
+        Turn { inner: self }
+    }
+
+    /// A worker's permit came back: hand it to the next lane in turn, or keep it.
+    fn give_back(&self) {
+        let mut turns = self.turns.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some((lane, mut queue)) = turns.waiting.pop_front() {
+            let next = queue.pop_front();
+            if !queue.is_empty() {
+                // This lane has had its turn: it goes to the back.
+                turns.waiting.push_back((lane, queue));
+            }
+            if let Some(tx) = next
+                && tx.send(()).is_ok()
+            {
+                return;
+            }
+            // That caller gave up waiting: try the next.
+        }
+        turns.free += 1;
+    }
+}
+
+/// A call's use of one worker; the permit goes back when it is dropped.
+struct Turn<'a> {
+    inner: &'a Inner,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        self.inner.give_back();
+    }
+}
+
+/// A call waiting for its turn. Dropped before it got one, it leaves the queue; dropped
+/// just after one was handed to it, it hands that on.
+struct Waiting<'a> {
+    rx: oneshot::Receiver<()>,
+    inner: &'a Inner,
+    granted: bool,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.granted {
+            self.rx.close();
+            if self.rx.try_recv().is_ok() {
+                self.inner.give_back();
+            }
+        }
     }
 }
 

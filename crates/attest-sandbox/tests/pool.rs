@@ -347,3 +347,81 @@ async fn a_worker_that_died_while_idle_is_replaced_without_failing_the_next_call
     assert_eq!(pool.stats().failed, 0, "no request failed");
     assert_eq!(pool.stats().spawned, 2);
 }
+
+/// Fair turns (issue 15): one lane's queue of slow calls does not starve another lane.
+/// Lane A holds the only worker with a call that waits on a gate file and queues five
+/// more; lane B then queues one. When the gate opens, B's call is answered right after
+/// A's next one, not after A's whole queue (which a first-come-first-served pool did).
+/// Order, not durations, is asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lane_with_many_queued_calls_does_not_starve_another_lane() {
+    let mut limits = limits();
+    limits.wall_timeout = Duration::from_secs(600);
+    let pool = pool_with(limits, 1, &[]);
+    let gate = tempfile_path("gate");
+    let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let spawn = |lane: u64, name: &'static str, request: Value| {
+        let (pool, order) = (pool.clone(), order.clone());
+        tokio::spawn(async move {
+            pool.call_in(lane, &request).await.expect("answered");
+            order.lock().unwrap().push(name);
+        })
+    };
+    let waiting_for = |n: usize| {
+        let pool = pool.clone();
+        async move {
+            while pool.waiting() < n {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+    };
+    let mut tasks = vec![spawn(1, "a-slow", json!({ "op": "gate", "path": gate.to_str().unwrap() }))];
+    // The gate call holds the worker once nothing else is waiting and the pool is busy.
+    while pool.stats().spawned == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    for (i, name) in ["a1", "a2", "a3", "a4", "a5"].into_iter().enumerate() {
+        tasks.push(spawn(1, name, json!({ "op": "echo", "value": name })));
+        waiting_for(i + 1).await;
+    }
+    tasks.push(spawn(2, "b", json!({ "op": "echo", "value": "b" })));
+    waiting_for(6).await;
+    std::fs::write(&gate, b"open").unwrap();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let order = order.lock().unwrap().clone();
+    assert_eq!(order, ["a-slow", "a1", "b", "a2", "a3", "a4", "a5"]);
+    let _ = std::fs::remove_file(gate);
+}
+
+/// A caller that stops waiting (its client went away) leaves the queue, and the worker
+/// goes to the next caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_that_gives_up_waiting_leaves_the_queue() {
+    let mut limits = limits();
+    limits.wall_timeout = Duration::from_secs(600);
+    let pool = pool_with(limits, 1, &[]);
+    let gate = tempfile_path("gate-giveup");
+    let (p, g) = (pool.clone(), gate.clone());
+    let slow = tokio::spawn(async move { p.call_in(1, &json!({ "op": "gate", "path": g.to_str().unwrap() })).await });
+    while pool.stats().spawned == 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let p = pool.clone();
+    let quitter = tokio::spawn(async move { p.call_in(2, &json!({ "op": "echo", "value": "never" })).await });
+    while pool.waiting() < 1 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    quitter.abort();
+    let _ = quitter.await;
+    assert_eq!(pool.waiting(), 0);
+    std::fs::write(&gate, b"open").unwrap();
+    slow.await.unwrap().expect("the slow call is answered");
+    echo(&pool, "after").await;
+    let _ = std::fs::remove_file(gate);
+}
+
+fn tempfile_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("attest-sandbox-{name}-{}-{:?}", std::process::id(), std::thread::current().id()))
+}

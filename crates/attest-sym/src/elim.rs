@@ -13,7 +13,7 @@ use crate::error::{Result, SymError};
 use crate::expr::{Expr, Q};
 use crate::limits::Limits;
 use crate::linalg::SystemSolution;
-use crate::nf::{Atom, Cx, normal_form};
+use crate::nf::{Atom, Cx, Nf, normal_form};
 use crate::poly::{Budget, Poly};
 
 /// `p` with the atom `a` replaced by the rational `v`.
@@ -181,6 +181,9 @@ pub fn by_elimination(
     let vars: Vec<Atom> = unknowns.iter().map(|u| Atom::Sym(u.as_str().into())).collect();
     let mut budget = Budget::new(*limits);
     let Some((sols, complete)) = solutions(&ps, &vars, &mut budget)? else { return Ok(None) };
+    if !complete && let Some(r) = by_candidates(&ps, diffs, shown, unknowns, &vars, limits)? {
+        return Ok(Some(r));
+    }
     let mut listed = Vec::new();
     for s in &sols {
         for (p, text) in ps.iter().zip(shown) {
@@ -210,7 +213,7 @@ pub fn by_elimination(
     )];
     if !complete {
         notes.push(
-            "a polynomial on the way has roots that are not rational: solutions with those values are not listed"
+            "a polynomial on the way has roots that are not rational, and the search over every combination of the unknowns' real roots was out of reach (over 1,000 combinations, or a root not confirmed): solutions with irrational values are not listed"
                 .into(),
         );
     }
@@ -231,6 +234,199 @@ pub fn by_elimination(
     }))
 }
 
+/// One polynomial in `order[0]` alone that vanishes at every solution's value of it:
+/// the other unknowns eliminated by resultants (last first), then the greatest common
+/// divisor of what is left. `None` when nothing is left (an unknown is free).
+fn eliminant(ps: &[Poly], order: &[Atom], b: &mut Budget) -> Result<Option<Vec<Q>>> {
+    let ps: Vec<Poly> = ps.iter().filter(|p| !p.is_zero()).cloned().collect();
+    let Some((v, outer)) = order.split_last() else { return Ok(None) };
+    if outer.is_empty() {
+        let mut g: Option<Vec<Q>> = None;
+        for p in &ps {
+            let Some(u) = univariate(p, v) else { return Ok(None) };
+            let u = crate::upoly::trim(u);
+            g = Some(match g {
+                None => u,
+                Some(g) => crate::upoly::gcd(&g, &u),
+            });
+        }
+        return Ok(g.filter(|g| g.len() > 1));
+    }
+    let with: Vec<&Poly> = ps.iter().filter(|p| p.degree_in(v) > 0).collect();
+    let mut reduced: Vec<Poly> = ps.iter().filter(|p| p.degree_in(v) == 0).cloned().collect();
+    let Some(pivot) = with.iter().min_by_key(|p| (p.degree_in(v), p.len())) else {
+        return eliminant(&reduced, outer, b);
+    };
+    for p in &with {
+        if !std::ptr::eq(*p, *pivot) {
+            reduced.push(resultant(pivot, p, v, b)?);
+        }
+    }
+    eliminant(&reduced, outer, b)
+}
+
+/// Most combinations of candidate values tried by [`by_candidates`].
+const MAX_CANDIDATES: usize = 1_000;
+
+/// All real solutions, when some are irrational: for each unknown, its eliminant's
+/// real roots (by `solve`: exact up to degree 4, numeric beyond); every combination
+/// of them is a candidate (a superset of the solutions, since each solution's values
+/// are roots of the eliminants); a candidate is kept when it satisfies every equation
+/// exactly by the normal form, or else when every residual is at rounding level in
+/// floating point (then its values are shown as decimals with `≈`). `None` when an eliminant is not found or a
+/// root is not checked.
+fn by_candidates(
+    ps: &[Poly],
+    diffs: &[Expr],
+    shown: &[String],
+    unknowns: &[String],
+    vars: &[Atom],
+    limits: &Limits,
+) -> Result<Option<SystemSolution>> {
+    let mut budget = Budget::new(*limits);
+    let mut roots: Vec<Vec<(Expr, f64, bool)>> = Vec::new();
+    let mut degrees = Vec::new();
+    for (i, u) in unknowns.iter().enumerate() {
+        let mut order = vec![vars[i].clone()];
+        order.extend(vars.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, a)| a.clone()));
+        let Some(e) = eliminant(ps, &order, &mut budget)? else { return Ok(None) };
+        degrees.push(e.len() - 1);
+        let text = Nf { num: poly_in(&vars[i], &e), den: Poly::one() }.to_string();
+        let sol = crate::solve(&format!("{text} = 0"), Some(u), limits)?;
+        if sol.roots.iter().any(|r| !r.checked) {
+            return Ok(None);
+        }
+        let mut rs = Vec::new();
+        for r in &sol.roots {
+            let e = if r.exact {
+                let e = crate::parse_expr(&r.value, limits)?;
+                normal_form(&e, &mut Cx::new(*limits)).map(|n| n.to_expr()).unwrap_or(e)
+            } else {
+                Expr::Num(Q::zero())
+            };
+            rs.push((e, r.numeric, r.exact));
+        }
+        roots.push(rs);
+    }
+    let count = roots.iter().map(Vec::len).product::<usize>();
+    if count > MAX_CANDIDATES {
+        return Ok(None);
+    }
+    // Each equation's residual and the scale of its terms at a point, in floating point
+    // (from the polynomials themselves, so large coefficients scale the tolerance).
+    let residual = |p: &Poly, xs: &[f64]| -> (f64, f64) {
+        let (mut r, mut scale) = (0.0, 0.0);
+        for (m, c) in p.0.iter() {
+            let mut t = crate::eval::q_to_f64(c);
+            for (a, e) in m {
+                let i = vars.iter().position(|v| v == a).expect("an unknown");
+                t *= xs[i].powi(*e as i32);
+            }
+            r += t;
+            scale += t.abs();
+        }
+        (r, scale)
+    };
+    let within = |xs: &[f64], tol: f64| {
+        ps.iter().all(|p| {
+            let (r, scale) = residual(p, xs);
+            r.is_finite() && r.abs() <= tol * scale.max(f64::MIN_POSITIVE)
+        })
+    };
+    let mut listed = Vec::new();
+    let mut numeric_only = false;
+    let mut unconfirmed = 0;
+    let mut cx = Cx::new(*limits);
+    for k in 0..count {
+        let mut idx = Vec::new();
+        let mut r = k;
+        for rs in &roots {
+            idx.push(r % rs.len());
+            r /= rs.len();
+        }
+        let pick: Vec<&(Expr, f64, bool)> = idx.iter().zip(&roots).map(|(&j, rs)| &rs[j]).collect();
+        let xs: Vec<f64> = pick.iter().map(|p| p.1).collect();
+        if !within(&xs, 1e-7) {
+            continue;
+        }
+        let mut exact = pick.iter().all(|p| p.2);
+        if exact {
+            let at = |n: &str| unknowns.iter().position(|u| u == n).map(|i| pick[i].0.clone());
+            exact = diffs.iter().all(|d| normal_form(&d.substitute(&at), &mut cx).is_ok_and(|z| z.is_zero()));
+        }
+        if !exact {
+            // Not shown exactly (nested radicals the normal form cannot multiply out, or
+            // numeric roots): listed with ≈ only when every residual is at rounding level.
+            if !within(&xs, 1e-10) {
+                unconfirmed += 1; // nearly a solution, but not confirmed either way
+                continue;
+            }
+            numeric_only = true;
+        }
+        listed.push((
+            xs.clone(),
+            unknowns
+                .iter()
+                .zip(&pick)
+                .map(|(u, p)| {
+                    let v =
+                        if exact { p.0.to_string() } else { format!("≈ {}", attest_core::text::fmt_sig(p.1, 12)) };
+                    (u.clone(), v)
+                })
+                .collect::<BTreeMap<_, _>>(),
+        ));
+    }
+    listed.sort_by(|a, b| {
+        a.0.iter().zip(&b.0).map(|(x, y)| x.total_cmp(y)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let listed: Vec<BTreeMap<String, String>> = listed.into_iter().map(|(_, m)| m).collect();
+    let mut notes = vec![format!(
+        "each unknown's values are the real roots of one polynomial found by eliminating the others with resultants (degrees {}); every combination of them was substituted into every equation, and the ones listed satisfy all of them{}",
+        degrees.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+        if numeric_only {
+            " (values marked ≈ are decimals of roots the normal form could not confirm exactly, checked in floating point only)"
+        } else {
+            ", exactly"
+        }
+    )];
+    notes.push("real solutions only: complex ones are not listed".into());
+    if unconfirmed > 0 {
+        notes.push(format!(
+            "{unconfirmed} more combination(s) nearly satisfy the equations (within 1e-7 of the terms' size) but could be confirmed neither exactly nor at rounding level: they are not listed, so the list may be incomplete"
+        ));
+    }
+    Ok(Some(SystemSolution {
+        equations: shown.to_vec(),
+        unknowns: unknowns.to_vec(),
+        status: if unconfirmed > 0 {
+            "partial".into()
+        } else if listed.is_empty() {
+            "none".into()
+        } else {
+            "finite".into()
+        },
+        solution: BTreeMap::new(),
+        free: Vec::new(),
+        evidence: None,
+        solutions: listed,
+        notes,
+        check: if numeric_only {
+            "each solution substituted back into every equation: exactly where its values are exact, else in floating point (each residual within 1e-10 of the size of the equation's terms)".into()
+        } else {
+            "each solution substituted back into every equation, exactly".into()
+        },
+    }))
+}
+
+fn poly_in(x: &Atom, coeffs: &[Q]) -> Poly {
+    let mut p = Poly::zero();
+    for (d, c) in coeffs.iter().enumerate() {
+        let m = if d == 0 { Vec::new() } else { vec![(x.clone(), d as u32)] };
+        p.add_term(m, c.clone());
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +434,24 @@ mod tests {
     fn p(t: &str) -> Poly {
         let l = Limits::default();
         normal_form(&crate::parse_expr(t, &l).unwrap(), &mut Cx::new(l)).unwrap().num
+    }
+
+    fn sols(text: &str) -> (String, Vec<BTreeMap<String, String>>) {
+        let r = crate::solve_system(text, None, &Limits::default()).unwrap();
+        (r.status, r.solutions)
+    }
+
+    #[test]
+    fn irrational_solutions_are_listed_exactly() {
+        let (status, s) = sols("x^2 + y^2 = 1; x^2 - y^2 = 0");
+        assert_eq!(status, "finite");
+        assert_eq!(s.len(), 4, "{s:?}");
+        assert!(s.iter().all(|m| m.values().all(|v| v.contains("sqrt(2)"))), "{s:?}");
+        let (status, s) = sols("x^2 + y^2 = 4; x y = 1");
+        assert_eq!((status.as_str(), s.len()), ("finite", 4), "{s:?}");
+        assert!(s.iter().all(|m| m.values().all(|v| v.starts_with('≈'))), "{s:?}");
+        let (status, s) = sols("x^2 + y^2 = -1; x y = 2");
+        assert_eq!((status.as_str(), s.len()), ("none", 0), "{s:?}");
     }
 
     #[test]

@@ -77,7 +77,17 @@ fn factor_poly(p: &Poly, limits: &Limits, unsearched: &mut Vec<usize>) -> Option
                 None => {
                     let (c, f) = primitive(&piece);
                     content *= c;
-                    factors.push((poly_expr(f), 1));
+                    let split = homogeneous_split(&f, &mut budget).or_else(|| kronecker_split(&f, &mut budget));
+                    match split {
+                        Some(parts) if parts.len() > 1 => {
+                            for g in parts {
+                                let (c, g) = primitive(&g);
+                                content *= c;
+                                factors.push((poly_expr(g), 1));
+                            }
+                        }
+                        _ => factors.push((poly_expr(f), 1)),
+                    }
                 }
             },
         }
@@ -124,6 +134,198 @@ fn split_content(p: &Poly, b: &mut crate::poly::Budget, depth: u32) -> Vec<Poly>
         }
     }
     vec![p.clone()]
+}
+
+/// Largest degree of the one-variable image searched by [`kronecker_split`].
+const MAX_KRONECKER_DEGREE: u64 = 48;
+/// Most sub-products of the image's factors tried by [`kronecker_split`].
+const MAX_KRONECKER_COMBOS: u64 = 20_000;
+
+/// The factors of a polynomial in several variables, by Kronecker's substitution:
+/// with `dᵢ` the degree of `p` in its `i`-th variable, `xᵢ = t^Nᵢ` (`N₀ = 1`,
+/// `Nᵢ₊₁ = Nᵢ·(dᵢ + 1)`) maps `p` to one variable injectively on polynomials of
+/// those degrees and is a ring homomorphism, so the image of each factor of `p` is a
+/// product of some of the image's irreducible factors. Products of subsets of those
+/// are mapped back (each exponent read in the mixed radix) and kept only when they
+/// divide `p` exactly; sub-products are tried by degree, smallest first, so each factor found cannot
+/// split further (unless the one-variable factorisation left a piece unsplit, which
+/// can only leave a factor whole, never give a wrong one). `None` when out of reach
+/// (image degree over 48, more than 20,000 sub-products) or nothing splits.
+fn kronecker_split(p: &Poly, b: &mut crate::poly::Budget) -> Option<Vec<Poly>> {
+    let atoms: Vec<Atom> = p.atoms().into_iter().collect();
+    if atoms.len() < 2 {
+        return None;
+    }
+    let degs: Vec<u64> = atoms.iter().map(|a| u64::from(p.degree_in(a))).collect();
+    let mut radix = Vec::with_capacity(atoms.len());
+    let mut n = 1u64;
+    for d in &degs {
+        radix.push(n);
+        n = n.checked_mul(d + 1)?;
+        if n > MAX_KRONECKER_DEGREE + 1 {
+            return None;
+        }
+    }
+    let mut image = vec![Q::zero(); n as usize];
+    for (m, c) in p.0.iter() {
+        let e: u64 =
+            m.iter().map(|(a, k)| radix[atoms.iter().position(|x| x == a).expect("atom of p")] * u64::from(*k)).sum();
+        image[e as usize] += c;
+    }
+    let f = crate::upoly::factor(&image);
+    // Distinct irreducible factors of the image with their multiplicities.
+    let mut pieces: Vec<(Vec<Q>, u32)> = f.factors.clone();
+    let combos = |pieces: &[(Vec<Q>, u32)]| pieces.iter().map(|(_, m)| u64::from(*m) + 1).product::<u64>();
+    if pieces.iter().map(|(_, m)| m).sum::<u32>() < 2 || combos(&pieces) > MAX_KRONECKER_COMBOS {
+        return None;
+    }
+    // Back from one variable: t^e is ∏ xᵢ^(digit i of e in the mixed radix).
+    let back = |u: &[Q]| -> Option<Poly> {
+        let mut out = Poly::zero();
+        for (e, c) in u.iter().enumerate() {
+            if c.is_zero() {
+                continue;
+            }
+            let mut mono = Vec::new();
+            let mut rest = e as u64;
+            for i in (0..atoms.len()).rev() {
+                let k = rest / radix[i];
+                rest %= radix[i];
+                if k > degs[i] {
+                    return None;
+                }
+                if k > 0 {
+                    mono.push((atoms[i].clone(), k as u32));
+                }
+            }
+            mono.reverse();
+            out.add_term(mono, c.clone());
+        }
+        Some(out)
+    };
+    let mut rest = p.clone();
+    let mut found = Vec::new();
+    'search: loop {
+        // Every sub-multiset of the pieces (not empty, not all), by degree of the
+        // product: the first that maps back to a divisor is irreducible.
+        let total: Vec<u32> = pieces.iter().map(|(_, m)| *m).collect();
+        let mut choices: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut pick = vec![0u32; pieces.len()];
+        while let Some(i) = (0..pick.len()).find(|&i| pick[i] < total[i]) {
+            pick[i] += 1;
+            for p in pick.iter_mut().take(i) {
+                *p = 0;
+            }
+            if pick != total {
+                let deg = pick.iter().zip(&pieces).map(|(k, (g, _))| *k as usize * (g.len() - 1)).sum();
+                choices.push((deg, pick.clone()));
+            }
+        }
+        choices.sort();
+        for (_, pick) in &choices {
+            let mut prod = vec![Q::one()];
+            for (k, (g, _)) in pick.iter().zip(&pieces) {
+                for _ in 0..*k {
+                    prod = crate::upoly::mul(&prod, g);
+                }
+            }
+            let Some(g) = back(&prod) else { continue };
+            if g.as_const().is_some() {
+                continue;
+            }
+            b.charge((g.len() * rest.len()) as u64).ok()?;
+            if let Ok(Some(q)) = rest.div_exact(&g, b) {
+                found.push(g);
+                rest = q;
+                for (k, piece) in pick.iter().zip(pieces.iter_mut()) {
+                    piece.1 -= k;
+                }
+                pieces.retain(|(_, m)| *m > 0);
+                if pieces.iter().map(|(_, m)| m).sum::<u32>() >= 2 {
+                    continue 'search;
+                }
+                break 'search;
+            }
+        }
+        break;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    if rest.as_const().is_none() {
+        found.push(rest);
+    } else if let Some(c) = rest.as_const() {
+        let last = found.pop().expect("non-empty");
+        found.push(last.scale(&c));
+    }
+    // Shown in a fixed order: lower degree first, then by coefficients from the
+    // leading term down (so x − y before x + y).
+    let key = |g: &Poly| {
+        let deg = g.0.keys().map(|m| m.iter().map(|(_, e)| e).sum::<u32>()).max().unwrap_or(0);
+        let (_, g) = primitive(g);
+        (deg, g.0.iter().rev().map(|(_, c)| c.clone()).collect::<Vec<Q>>())
+    };
+    found.sort_by_key(key);
+    Some(found)
+}
+
+/// A homogeneous polynomial in two or more variables (`x^6 − y^6`, `x^2 − 5xy + 6y^2`):
+/// the last variable set to 1, the rest factored (in one variable by
+/// [`crate::upoly::factor`], else by [`kronecker_split`]), and each factor made
+/// homogeneous again. The product is checked against `p` before it is used. `None`
+/// when `p` is not homogeneous; one piece when it does not split (as far as searched).
+fn homogeneous_split(p: &Poly, b: &mut crate::poly::Budget) -> Option<Vec<Poly>> {
+    let atoms: Vec<Atom> = p.atoms().into_iter().collect();
+    let degree = |m: &crate::poly::Mono| m.iter().map(|(_, e)| e).sum::<u32>();
+    let d = p.0.keys().next().map(degree)?;
+    if atoms.len() < 2 || p.0.keys().any(|m| degree(m) != d) {
+        return None;
+    }
+    let z = atoms.last().expect("two or more").clone();
+    let mut q = Poly::zero();
+    for (m, c) in p.0.iter() {
+        q.add_term(m.iter().filter(|(a, _)| *a != z).cloned().collect(), c.clone());
+    }
+    let parts: Vec<Poly> = match univariate(&q) {
+        Some((x, coeffs)) => {
+            let f = crate::upoly::factor(&coeffs);
+            let mut v = Vec::new();
+            for (g, m) in &f.factors {
+                for _ in 0..*m {
+                    v.push(poly_in(&x, g));
+                }
+            }
+            v
+        }
+        None => kronecker_split(&q, b).unwrap_or_else(|| vec![q.clone()]),
+    };
+    if parts.len() < 2 {
+        // Every factor of a homogeneous polynomial is homogeneous, and none is a power
+        // of z (the common monomial is already out): p splits only if q does.
+        return Some(vec![p.clone()]);
+    }
+    let mut out = Vec::new();
+    let mut prod = Poly::one();
+    for g in parts {
+        let e = g.0.keys().map(degree).max().unwrap_or(0);
+        let mut h = Poly::zero();
+        for (m, c) in g.0.iter() {
+            let mut m = m.clone();
+            if e > degree(&m) {
+                m.push((z.clone(), e - degree(&m)));
+            }
+            h.add_term(m, c.clone());
+        }
+        prod = prod.mul_raw(&h, b).ok()?;
+        out.push(h);
+    }
+    // p = c · ∏ h: put the constant into the last factor.
+    let c = p.lead()?.1.clone() / prod.lead()?.1.clone();
+    (prod.scale(&c) == *p).then(|| {
+        let last = out.pop().expect("two or more");
+        out.push(last.scale(&c));
+        out
+    })
 }
 
 /// `p = c · q` with `q` having integer coefficients, no common integer factor and a
@@ -210,10 +412,31 @@ mod tests {
         for (t, want) in [
             ("x^2 y + x y^2", "x*y*(x + y)"),
             ("6a + 9b", "3*(2*a + 3*b)"),
-            ("x^2 y - y^3 + x^2 z - y^2 z", "(y + z)*(x^2 - y^2)"),
+            ("x^2 y - y^3 + x^2 z - y^2 z", "(y + z)*(x - y)*(x + y)"),
             ("(x^2 - 4)/(x^2 + 2x + 1)", "(x - 2)*(x + 2)/(x + 1)^2"),
         ] {
             assert_eq!(f(t).as_deref(), Some(want), "{t}");
+        }
+    }
+
+    #[test]
+    fn several_variables_split_by_kronecker() {
+        for (t, want) in [
+            ("x^2 - y^2", "(x - y)*(x + y)"),
+            ("x^3 - y^3", "(x - y)*(x^2 + x*y + y^2)"),
+            ("x^2 + 2x y + y^2", "(x + y)^2"),
+            ("x^2 - y^2 + x - y", "(x - y)*(x + y + 1)"),
+            ("a^4 - b^4", "(a - b)*(a + b)*(a^2 + b^2)"),
+            ("x^6 - y^6", "(x - y)*(x + y)*(x^2 - x*y + y^2)*(x^2 + x*y + y^2)"),
+            ("x^2 y + x y^2 + x + y", "(x + y)*(x*y + 1)"),
+            ("x^3 + y^3 + z^3 - 3x y z", "(x + y + z)*(x^2 - x*y - x*z + y^2 - y*z + z^2)"),
+        ] {
+            assert_eq!(f(t).as_deref(), Some(want), "{t}");
+        }
+        let big = f("x^12 - y^12").unwrap();
+        assert_eq!(big.matches(")*(").count() + 1, 6, "{big}");
+        for t in ["x^2 + y^2", "x^2 + y^2 - 1", "x y + 1", "x^3 + y^3 + z^3 - 1", "x^2 - 2y^2"] {
+            assert_eq!(f(t), None, "{t}");
         }
     }
 

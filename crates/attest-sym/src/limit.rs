@@ -21,7 +21,7 @@ use crate::expr::{Expr, Func, Q};
 use crate::limits::Limits;
 use crate::nf::{Atom, Cx, Nf, derivative, normal_form};
 use crate::poly::Poly;
-use num_traits::{Signed, Zero};
+use num_traits::{One, Signed, Zero};
 
 /// What a limit came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -274,6 +274,47 @@ fn same(a: &L, b: &L, limits: &Limits) -> bool {
             normal_form(&d, &mut Cx::new(*limits)).is_ok_and(|n| n.is_zero())
         }
         _ => false,
+    }
+}
+
+/// The dominant term `c·x^p` of `e` as `x → +∞` (`c` a non-zero constant, `p`
+/// rational), for sums, products and rational powers of polynomials in `x`
+/// (`sqrt(x^2 + x) + x` ~ `2·x`). `None` for anything else, or when the leading terms of
+/// a sum cancel (then the next order would decide, which this does not compute).
+fn dominant(e: &Expr, var: &str, limits: &Limits) -> Option<(Expr, Q)> {
+    let nonzero = |c: &Expr| eval_f64(c, &FloatEnv::new()).is_some_and(|v| v.is_finite() && v.abs() > 1e-300);
+    if !e.free_symbols().contains(var) {
+        let c = simp(e, limits)?;
+        return nonzero(&c).then(|| (c, Q::zero()));
+    }
+    match e {
+        Expr::Sym(_) => Some((Expr::int(1), Q::one())),
+        Expr::Add(v) => {
+            let parts: Vec<(Expr, Q)> = v.iter().map(|t| dominant(t, var, limits)).collect::<Option<_>>()?;
+            let top = parts.iter().map(|(_, p)| p.clone()).max()?;
+            let c =
+                simp(&Expr::Add(parts.iter().filter(|(_, p)| *p == top).map(|(c, _)| c.clone()).collect()), limits)?;
+            nonzero(&c).then_some((c, top))
+        }
+        Expr::Mul(v) => {
+            let mut c = Expr::int(1);
+            let mut p = Q::zero();
+            for t in v {
+                let (ct, pt) = dominant(t, var, limits)?;
+                c = Expr::mul(c, ct);
+                p += pt;
+            }
+            Some((simp(&c, limits)?, p))
+        }
+        Expr::Pow(b, x) => {
+            let n = x.as_num()?.clone();
+            let (cb, pb) = dominant(b, var, limits)?;
+            if !n.is_integer() && eval_f64(&cb, &FloatEnv::new()).is_none_or(|v| v <= 0.0) {
+                return None;
+            }
+            Some((simp(&Expr::pow(cb, Expr::Num(n.clone())), limits)?, pb * n))
+        }
+        _ => None,
     }
 }
 
@@ -546,6 +587,19 @@ impl Lx<'_> {
                 if bounded {
                     return Ok(L::Unk(format!("{e} has an oscillating term")));
                 }
+                if pos && neg {
+                    // A polynomial (or rational function) inside, e.g. the argument of
+                    // log(x^2 − 2x + 2): its degrees decide.
+                    if let Some(r) = self.rational(e)? {
+                        return Ok(r);
+                    }
+                    if let Some(merged) = self.merge_logs(v) {
+                        return self.lim(&merged);
+                    }
+                    if let Some(r) = self.conjugate(v) {
+                        return Ok(r);
+                    }
+                }
                 Ok(match (pos, neg) {
                     (true, true) => self.indeterminate(e, "∞ − ∞")?,
                     (true, false) => L::Pos,
@@ -674,6 +728,85 @@ impl Lx<'_> {
                 L::Unk(format!("{}({a}) oscillates: its argument grows without bound", f.name()))
             }
             (f, _) => L::Unk(format!("{}({a}) is undefined as its argument grows without bound", f.name())),
+        })
+    }
+
+    /// `∞ − ∞` between logarithms: `Σ cᵢ log uᵢ` (every `uᵢ` positive near the point,
+    /// every `cᵢ` a rational multiple `qᵢ` of `c₀`, which may hold the variable) is
+    /// `c₀·(1/D)·log ∏ uᵢ^(qᵢ·D)` with `D` the common denominator, the product put in
+    /// normal form (so `log x − log(x + 1)` becomes `log(x/(x + 1))`). The other terms
+    /// are kept as they are. `None` unless two or more such terms.
+    fn merge_logs(&mut self, terms: &[Expr]) -> Option<Expr> {
+        fn flat(e: &Expr, out: &mut Vec<Expr>) {
+            match e {
+                Expr::Mul(v) => v.iter().for_each(|f| flat(f, out)),
+                e => out.push(e.clone()),
+            }
+        }
+        // (constant coefficient, argument) of each `c·log u`.
+        let mut logs: Vec<(Expr, Expr)> = Vec::new();
+        let mut rest = Vec::new();
+        for t in terms {
+            let mut v = Vec::new();
+            flat(t, &mut v);
+            let (ls, others): (Vec<Expr>, Vec<Expr>) =
+                v.into_iter().partition(|f| matches!(f, Expr::Func(Func::Log, _)));
+            match ls.as_slice() {
+                [Expr::Func(_, u)] if u.free_symbols().contains(self.var) && self.sign_near(u) == Some(1) => {
+                    logs.push((Expr::Mul(others), (**u).clone()));
+                }
+                _ => rest.push(t.clone()),
+            }
+        }
+        if logs.len() < 2 {
+            return None;
+        }
+        // Each coefficient a rational multiple qᵢ of the first: c₀·(1/D)·log ∏ uᵢ^(qᵢ·D).
+        let c0 = logs[0].0.clone();
+        let mut qs = Vec::new();
+        for (c, _) in &logs {
+            qs.push(self.nf(&Expr::mul(c.clone(), Expr::pow(c0.clone(), Expr::int(-1)))).ok()?.as_const()?);
+        }
+        let d = qs.iter().fold(num_bigint::BigInt::one(), |acc, q| num_integer::Integer::lcm(&acc, &q.denom()));
+        let dq = Q::new(d, num_bigint::BigInt::one());
+        let product =
+            Expr::Mul(logs.iter().zip(&qs).map(|((_, u), q)| Expr::pow(u.clone(), Expr::Num(q * &dq))).collect());
+        let product = self.nf(&product).ok()?.to_expr();
+        self.used("logarithms combined: Σ cᵢ·log uᵢ = log ∏ uᵢ^cᵢ");
+        rest.push(Expr::Mul(vec![c0, Expr::Num(dq.recip()), Expr::func(Func::Log, product)]));
+        Some(Expr::Add(rest))
+    }
+
+    /// `∞ − ∞` with a square root at +∞ (`sqrt(x^2 + x) − x`): `s + r` is
+    /// `(s² − r²)/(s − r)`, and the quotient's limit is read off the dominant terms
+    /// (see [`dominant`]). `None` when the form does not fit or the dominant terms cancel.
+    fn conjugate(&mut self, terms: &[Expr]) -> Option<L> {
+        if !matches!(self.point, Point::PosInf) {
+            return None;
+        }
+        let is_sqrt =
+            |t: &Expr| matches!(t, Expr::Pow(_, x) if x.as_num().is_some_and(|q| *q == crate::expr::qf(1, 2)));
+        let k = terms.iter().position(|t| {
+            is_sqrt(t)
+                || matches!(t, Expr::Mul(v) if v.iter().filter(|f| is_sqrt(f)).count() == 1
+                && v.iter().filter(|f| !is_sqrt(f)).all(|f| !f.free_symbols().contains(self.var)))
+        })?;
+        let sq = terms[k].clone();
+        let rest = Expr::Add(terms.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, t)| t.clone()).collect());
+        let num =
+            self.nf(&Expr::sub(Expr::pow(sq.clone(), Expr::int(2)), Expr::pow(rest.clone(), Expr::int(2)))).ok()?;
+        let q = Expr::mul(num.to_expr(), Expr::pow(Expr::sub(sq, rest), Expr::int(-1)));
+        let (c, p) = dominant(&q, self.var, self.limits)?;
+        self.used("conjugate: s + r = (s² − r²)/(s − r), then the dominant terms");
+        Some(if p.is_zero() {
+            self.fin(c)
+        } else if p.is_negative() {
+            L::Fin(Expr::int(0))
+        } else {
+            match self.sign_of(&c) {
+                Some(sg) if sg != 0 => Self::inf(sg),
+                _ => return None,
+            }
         })
     }
 
@@ -953,6 +1086,12 @@ mod tests {
             ("x^2/exp(x)", "oo", "0"),
             ("sin(x)/x", "oo", "0"),
             ("x^2 sin(1/x)", "0", "0"),
+            ("log(x) - log(x + 1)", "oo", "0"),
+            ("log(2x + 1) - log(x)", "oo", "log(2)"),
+            ("log(x^2 + 1)/2 - log(x)", "oo", "0"),
+            ("sqrt(x^2 + x) - x", "oo", "1/2"),
+            ("sqrt(4x^2 + 3x) - 2x", "oo", "3/4"),
+            ("x - sqrt(x^2 - 1)", "oo", "0"),
         ];
         for (e, to, want) in cases {
             let r = lim(e, to, None);

@@ -237,7 +237,7 @@ impl Nf {
         Nf { num: Poly::atom(a), den: Poly::one() }
     }
 
-    fn poly(p: Poly) -> Nf {
+    pub(crate) fn poly(p: Poly) -> Nf {
         Nf { num: p, den: Poly::one() }
     }
 
@@ -480,7 +480,7 @@ fn mul(a: &Poly, b: &Poly, cx: &mut Cx) -> Result<Poly> {
 fn reducible(a: &Atom, e: u32) -> bool {
     match a {
         Atom::Fn(Func::Cos, _) | Atom::Fn(Func::Abs, _) => e >= 2,
-        Atom::Root(_, k) => e >= *k,
+        Atom::Root(_, k) => e >= *k || num_integer::gcd(e, *k) > 1,
         _ => false,
     }
 }
@@ -506,6 +506,12 @@ fn reduce(p: Poly, cx: &mut Cx) -> Result<Poly> {
                     (e % 2, Poly::one().sub(&s2), e / 2)
                 }
                 Atom::Fn(_, u) => (e % 2, u.num.mul_raw(&u.num, &mut cx.budget)?, e / 2),
+                Atom::Root(b, k) if e < *k => {
+                    // root(b, k)^e = root(b, k/g)^(e/g), g = gcd(e, k): equal wherever the
+                    // left side is defined (it may enlarge the domain, as for k even, k/g odd).
+                    let g = num_integer::gcd(e, *k);
+                    (0, Poly::term(vec![(Atom::Root(b.clone(), k / g), e / g)], Q::one()), 1)
+                }
                 Atom::Root(b, k) => (e % k, b.num.clone(), e / k),
                 _ => unreachable!("only reducible atoms"),
             };
@@ -525,13 +531,35 @@ fn reduce(p: Poly, cx: &mut Cx) -> Result<Poly> {
     Err(SymError::limit("the normal form did not settle"))
 }
 
+/// Display order among terms of one total degree: the higher power of the first atom
+/// first, then of the next (`x^2 + x*y + y^2`, `a*d - b*c`).
+fn grlex(a: &Mono, b: &Mono) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut i, mut j) = (0, 0);
+    loop {
+        match (a.get(i), b.get(j)) {
+            (None, None) => return Ordering::Equal,
+            (Some(_), None) => return Ordering::Less,
+            (None, Some(_)) => return Ordering::Greater,
+            (Some((x, e)), Some((y, f))) => match x.cmp(y) {
+                Ordering::Equal if e != f => return f.cmp(e),
+                Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                }
+                o => return o,
+            },
+        }
+    }
+}
+
 /// Terms sorted for display: higher total degree first.
 fn poly_expr(p: &Poly) -> Expr {
     let mut terms: Vec<(&Mono, &Q)> = p.0.iter().collect();
     terms.sort_by(|a, b| {
         let da: u32 = a.0.iter().map(|(_, e)| e).sum();
         let db: u32 = b.0.iter().map(|(_, e)| e).sum();
-        db.cmp(&da).then_with(|| a.0.cmp(b.0))
+        db.cmp(&da).then_with(|| grlex(a.0, b.0))
     });
     let exprs: Vec<Expr> = terms.into_iter().map(|(m, c)| term_expr(m, c)).collect();
     match exprs.len() {
@@ -683,6 +711,25 @@ fn root_poly(p: &Poly, k: u32, cx: &mut Cx) -> Result<Nf> {
                 let f = if even && (e / k) % 2 == 1 { abs(&base, cx)? } else { base };
                 out = out.mul(&f.pow_int((e / k) as i64, cx)?, cx)?;
             }
+            return outer.mul(&out, cx);
+        }
+        if even && m.len() == 1 && c.is_positive() {
+            // One atom under an even root: with g = gcd(e, k), root(a^e, k) is
+            // root(|a|^(e/g), k/g) for e even (a^e = |a|^e ≥ 0 for every real a), and
+            // root(a^(e/g), k/g) for e odd (where it is defined, a ≥ 0); then the
+            // whole powers come out, as for odd roots: (x^2)^(1/4) = sqrt(|x|),
+            // (x^3)^(1/2) = x·sqrt(x) for x ≥ 0. Both sides have the same domain.
+            let (a, e) = &m[0];
+            let g = num_integer::gcd(*e, k);
+            let (e2, k2) = (e / g, k / g);
+            let atom = Nf::atom(a.clone());
+            let base = if e % 2 == 0 { abs(&atom, cx)? } else { atom };
+            let mut out = base.pow_int((e2 / k2) as i64, cx)?;
+            if e2 % k2 != 0 {
+                let r = Nf::atom(Atom::Root(Box::new(base), k2));
+                out = out.mul(&r.pow_int((e2 % k2) as i64, cx)?, cx)?;
+            }
+            cx.rules.insert("even real roots of one power: root(a^e, k) = root(|a|^(e/g), k/g)");
             return outer.mul(&out, cx);
         }
         if !even {

@@ -11,6 +11,7 @@
 use attest_core::Decision;
 use attest_core::ask::{Args, Asked, Router, Rule};
 use attest_core::route::Question;
+use attest_core::score::{Cue, Scoring, Write, cue};
 use serde_json::{Map, Value, json};
 
 use crate::parse::KNOWN;
@@ -91,6 +92,10 @@ pub static RULES: &[Rule<Facts>] = &[
             "how do i get",
             "walk me through",
             "work through",
+            "show me how",
+            "rule by rule",
+            "how you'd",
+            "how would you",
         ],
     )
     .args(operands),
@@ -153,6 +158,9 @@ pub static RULES: &[Rule<Facts>] = &[
             "rate of change",
             "slope of",
             "gradient of",
+            "gradient wrt",
+            "gradient with respect to",
+            "partial",
         ],
     )
     .args(operands),
@@ -178,6 +186,12 @@ pub static RULES: &[Rule<Facts>] = &[
             "find all",
             "vanish",
             "vanishes",
+            "cross zero",
+            "crosses zero",
+            "equal zero",
+            "equals zero",
+            "satisfy",
+            "satisfies",
         ],
     )
     .args(operands),
@@ -223,6 +237,10 @@ pub static RULES: &[Rule<Facts>] = &[
             "tidy",
             "canonical",
             "normal form",
+            "more compactly",
+            "more compact",
+            "neater",
+            "clean up",
         ],
     )
     .args(operands),
@@ -258,6 +276,7 @@ pub static ROUTER: Router<Facts> = Router {
     unclear: UNCLEAR,
     options: TOOLS,
     decline_note: " If you meant exact maths here, put the expression in the question or in expr.",
+    scoring: SCORING,
 };
 
 /// Route a question (with an optional expression) to a sym tool, ask back, or
@@ -1000,6 +1019,96 @@ fn units_fragment(raw: &str) -> Option<String> {
     }
     None
 }
+
+/// The evidence that decides what no rule claims (`attest_core::score`): weighted
+/// words and phrases per tool, normalised (lemmas, synonyms) before matching.
+pub static SCORING: Scoring = Scoring { cues: CUES, writes: WRITES, min: 3, margin: 2 };
+
+/// Tools that write, and the verbs that must open a question asking for them.
+const WRITES: &[Write] = &[];
+
+/// The cues, by tool.
+static CUES: &[Cue] = &[
+    cue(
+        "sym.simplify",
+        3,
+        &[
+            "simpl*",
+            "compact*",
+            "neater",
+            "tidy",
+            "clean up",
+            "shorter",
+            "multiply out",
+            "factor*",
+            "reduce",
+            "combine",
+        ],
+    ),
+    cue("sym.simplify", 2, &["expand", "written"]),
+    cue("sym.solve", 3, &["solv*", "root*", "zero*", "satisf*", "intercept*", "for which"]),
+    cue("sym.solve", 2, &["where does", "when does", "what value*"]),
+    cue(
+        "sym.differentiate",
+        3,
+        &[
+            "derivativ*",
+            "d * dx",
+            "d * dt",
+            "d * dy",
+            "d * dz",
+            "gradient",
+            "wrt",
+            "partial",
+            "slope",
+            "rate of change",
+            "differentiat*",
+        ],
+    ),
+    cue("sym.integrate", 3, &["integr*", "area under", "antideriv*"]),
+    cue(
+        "sym.verify",
+        3,
+        &[
+            "identity",
+            "equal*",
+            "true or false",
+            "is that right",
+            "is it right",
+            "hold*",
+            "same as",
+            "equivalent",
+            "verify",
+            "sanity check",
+        ],
+    ),
+    cue("sym.evaluate", 3, &["how many", "numeric*", "decimal*", "convert", "plug", "substitut*"]),
+    cue("sym.evaluate", 2, &["value", "numbers"]),
+    cue(
+        "sym.check",
+        3,
+        &[
+            "each line",
+            "line by line",
+            "my working",
+            "where * wrong",
+            "each step",
+            "every step",
+            "mistake",
+            "go wrong",
+            "breaks",
+        ],
+    ),
+    cue(
+        "sym.derivation",
+        3,
+        &["show me how", "steps", "step by step", "rule by rule", "walk me through", "how you'd", "how would you"],
+    ),
+    cue("sym.limit", 3, &["limit", "lim", "approach*", "tends to"]),
+    cue("sym.series", 3, &["taylor", "maclaurin", "series expansion", "power series", "expand around", "expand about"]),
+    cue("sym.sum", 3, &["sum", "converg*", "closed form"]),
+    cue("sym.matrix", 3, &["matrix", "matric*", "eigen*", "determinant", "transpose", "inverse", "rank of"]),
+];
 
 #[cfg(test)]
 mod tests {

@@ -271,6 +271,15 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
                     let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
                     clean(&body[..end])
                 }
+                // "taylor-expand F around 1": the expression follows the verb.
+                None if ["-expand ", " expand ", "-expansion ", " expansion "]
+                    .iter()
+                    .any(|v| rest.to_lowercase().starts_with(v)) =>
+                {
+                    let body = &rest[rest.find(' ')? + 1..];
+                    let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
+                    clean(&body[..end])
+                }
                 // "expand F in a Taylor series", "write F as a power series"
                 None => {
                     let head = &raw[..find_ci(raw, cue)?];

@@ -483,7 +483,7 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
             "sym.simplify",
             "Simplify an expression",
             concat!(
-                "Simplify an expression exactly: expand, collect and cancel, with the points where the input is undefined.\n\nThe result equals the input wherever the input is defined. It is also given factored when that says more: rational content, common factors, the content of a polynomial in several variables, and the irreducible factors over the rationals of a polynomial in one variable (x^4 + 4 = (x^2 - 2*x + 2)*(x^2 + 2*x + 2)), searched up to degree 24.",
+                "Simplify an expression exactly: expand, collect and cancel, with the points where the input is undefined.\n\nThe result equals the input wherever the input is defined. It is also given factored when that says more: rational content, common factors, and the irreducible factors over the rationals of a polynomial in one variable (x^4 + 4 = (x^2 - 2*x + 2)*(x^2 + 2*x + 2), searched up to degree 24) or in several (x^3 - y^3 = (x - y)*(x^2 + x*y + y^2)).",
                 syntax!()
             ),
         ),
@@ -495,7 +495,7 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
             "sym.solve",
             "Solve an equation",
             concat!(
-                "Solve an equation for one variable: exact roots up to degree 4 and rational roots of any degree, numeric roots otherwise, each substituted back and checked. Or a linear system of up to 10 equations (separated by `;`, `,` or new lines): the unique solution, \"no solution\" with the combination of equations that gives 0 = c, or the parametric family, substituted back exactly; two equations in two unknowns where one is linear in an unknown (`x + y = 3; x^2 + y^2 = 5`) by substitution; other polynomial systems of two or three unknowns by resultants (the rational solutions, saying when others with irrational values may exist); each solution checked in every equation.\n\nAn expression alone is solved `= 0`. Real roots only; complex roots and excluded points are noted in the caveat.",
+                "Solve an equation for one variable: exact roots up to degree 4 and rational roots of any degree, numeric roots otherwise, each substituted back and checked. Or a linear system of up to 10 equations (separated by `;`, `,` or new lines): the unique solution, \"no solution\" with the combination of equations that gives 0 = c, or the parametric family, substituted back exactly; two equations in two unknowns where one is linear in an unknown (`x + y = 3; x^2 + y^2 = 5`) by substitution; other polynomial systems of two or three unknowns by resultants (every real solution: exact, or decimals marked ≈ where only a floating-point check confirms it); each solution checked in every equation.\n\nAn expression alone is solved `= 0`. Real roots only; complex roots and excluded points are noted in the caveat.",
                 syntax!()
             ),
         ),
@@ -591,7 +591,7 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
             "sym.matrix",
             "Matrix determinant, inverse, rank, transpose, product",
             concat!(
-                "Exact linear algebra on small matrices with rational entries: determinant, inverse (or singular, with the determinant), rank, transpose, product of two, real eigenvalues up to 4×4 (exact when the characteristic polynomial's roots are) with eigenvectors for the rational ones. With symbolic entries (`[[a, b], [c, d]]`, up to 5×5): determinant, inverse, transpose, product.\n\nWrite `[[1, 2], [3, 4]]` or LaTeX `pmatrix`/`bmatrix`; at most 10×10. Each result is checked (A·A⁻¹ = I, two determinant methods, a decimal product). Linear systems go to sym.solve.",
+                "Exact linear algebra on small matrices with rational entries: determinant, inverse (or singular, with the determinant), rank, transpose, product of two, real eigenvalues up to 4×4 (exact when the characteristic polynomial's roots are) with eigenvectors for the rational ones. With symbolic entries (`[[a, b], [c, d]]`, up to 5×5): determinant, inverse, transpose, product, rank (for generic values, naming where it drops) and eigenvalues (when the characteristic polynomial splits into factors of degree 1 or 2).\n\nWrite `[[1, 2], [3, 4]]` or LaTeX `pmatrix`/`bmatrix`; at most 10×10. Each result is checked (A·A⁻¹ = I, two determinant methods, a decimal product). Linear systems go to sym.solve.",
                 syntax!()
             ),
         ),

@@ -722,6 +722,7 @@ fn present_matrix(r: &MatrixResult) -> (String, Vec<String>) {
     let res = r.result.clone().unwrap_or_default();
     let line = match r.operation.as_str() {
         "determinant" => format!("det {m} = {res}"),
+        "rank" if r.check.contains("generic values") => format!("rank {m} = {res} for generic values of the entries"),
         "rank" => format!("rank {m} = {res}"),
         "eigenvalues" => format!("eigenvalues of {m}: {}", clip_out(&res)),
         "transpose" => format!("transpose of {m} = {}", clip_out(&res)),
@@ -766,11 +767,14 @@ fn present_system(r: &SystemSolution) -> (String, Vec<String>) {
         "finite" => format!("{eqs}: {}", clip_out(&pairs())),
         "partial" if r.solutions.is_empty() => {
             format!(
-                "unknown: no rational solution of {eqs} found, and solutions with irrational values are not searched"
+                "unknown: no rational solution of {eqs} found, and the search for solutions with irrational values was out of reach here"
             )
         }
         "partial" => {
-            format!("{eqs}: {}, and perhaps solutions with irrational values (not searched)", clip_out(&pairs()))
+            format!(
+                "{eqs}: {}, and perhaps solutions with irrational values (their search was out of reach here)",
+                clip_out(&pairs())
+            )
         }
         "none" if r.evidence.is_none() => format!("no real solution found: {eqs}"),
         "none" => format!("no solution: {eqs} are inconsistent; {}", r.evidence.clone().unwrap_or_default()),

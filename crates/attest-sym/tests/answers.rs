@@ -102,6 +102,14 @@ async fn symbolic_answers() {
         ("sym.ask", json!({"question": "is this true?", "expr": "(a+b)^2 = a^2+2ab+b^2"})),
         ("sym.ask", json!({"question": "x", "tool": "sym.solve", "args": {"expr": "2y - 6 = 0"}})),
         ("sym.ask", json!({"question": "x", "tool": "kg.path", "args": {"source": "a", "target": "b"}})),
+        // issue 16, third part
+        ("sym.ask", json!({"question": "factor x^3 - y^3"})),
+        ("sym.ask", json!({"question": "solve x^2 + y^2 = 1 and x^2 - y^2 = 0"})),
+        ("sym.solve", json!({"expr": "x^2 + y^2 = 4; x y = 1"})),
+        ("sym.ask", json!({"question": "\\int_1^\\infty \\frac{1}{x(x+1)} \\, dx"})),
+        ("sym.ask", json!({"question": "is (x^2)^(1/4) equal to sqrt(|x|)?"})),
+        ("sym.ask", json!({"question": "what is the rank of [[a, b], [c, d]]?"})),
+        ("sym.ask", json!({"question": "eigenvalues of \\begin{pmatrix} a & b \\\\ b & d \\end{pmatrix}"})),
     ];
     let mut all = Vec::new();
     for (tool, args) in calls {

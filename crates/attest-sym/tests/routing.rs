@@ -51,3 +51,10 @@ fn never_panics_on_any_unicode() {
     routing::never_panics(|q| route(q, ""));
     routing::never_panics(|q| route(q, q));
 }
+
+/// The tuning questions (`tests/routing/tuning/sym.jsonl`), scored and printed; never a
+/// write for a question that did not ask for one. `ROUTING_MISSES=1` prints the misses.
+#[test]
+fn tuning_questions_never_write_unasked() {
+    routing::tuning("sym", &[], |q| route(q, ""));
+}

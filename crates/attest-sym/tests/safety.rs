@@ -201,3 +201,38 @@ fn factoring_eigenvalues_and_elimination_are_contained() {
     let ok = solve_system("x + y + z = 6; x y z = 6; x^2 + y^2 + z^2 = 14", None, &l).unwrap();
     assert_eq!(ok.solutions.len(), 6);
 }
+
+#[test]
+fn several_variable_factoring_irrational_systems_and_symbolic_eigenvalues_are_contained() {
+    use attest_sym::{LimitStatus, limit, matrix, solve_system};
+    let l = Limits::default();
+    // Several variables of high degree: the one-variable image would pass degree 48,
+    // so nothing is searched and the polynomial is shown whole; a product of many
+    // factors is split within the sub-product cap.
+    let s = simplify("x^30 y^30 - x^29 y + x y^29 - z^25 + 1", &l).unwrap();
+    assert_eq!(s.factored, None);
+    let wide = simplify("(x+y+z+w)^6", &l).unwrap();
+    assert!(
+        wide.factored.as_ref().is_none_or(|f| f.contains("x + y + z + w") || f.contains("w + x + y + z")),
+        "{wide:?}"
+    );
+    assert_eq!(simplify("x^2 - y^2", &l).unwrap().factored.as_deref(), Some("(x - y)*(x + y)"));
+    // A polynomial system whose eliminants have many irrational roots: the candidate
+    // combinations are capped (refused or contained), and a small one still works.
+    let r = solve_system("x^4 - 10x^2 + 1 = y^2; y^4 - 10y^2 + 1 = x; x + y = z^3 - 2", None, &l);
+    assert!(r.is_ok() || matches!(r, Err(SymError::Limit { .. } | SymError::Unsupported { .. })), "{r:?}");
+    assert_eq!(solve_system("x^2 + y^2 = 1; x^2 - y^2 = 0", None, &l).unwrap().solutions.len(), 4);
+    // Eigenvalues of a symbolic 5×5 whose characteristic polynomial does not split
+    // into factors of degree ≤ 2: refused with that reason; a 6×6 is over the size cap.
+    let sym5 = "[[a, b, c, d, f], [b, a, c, d, f], [c, b, a, d, f], [d, c, b, a, f], [f, d, c, b, a]]";
+    let r = matrix(sym5, Some("eigenvalues"), &l);
+    assert!(matches!(r, Err(SymError::Limit { .. } | SymError::Unsupported { .. })), "{r:?}");
+    let sym6 = format!("[{}]", ["[a, b, c, d, g, h]"; 6].join(", "));
+    assert!(matches!(matrix(&sym6, Some("rank"), &l), Err(SymError::Limit { .. })));
+    assert_eq!(matrix("[[a, b], [2a, 2b]]", Some("rank"), &l).unwrap().rank, Some(1));
+    // A sum of many logarithms at infinity: combined once, a value or unknown.
+    let logs = (1..=40).map(|k| format!("log(x + {k}) - log(x + {})", k + 1)).collect::<Vec<_>>().join(" + ");
+    let r = limit(&logs, None, "oo", None, &l);
+    assert!(r.as_ref().map_or(true, |r| matches!(r.status, LimitStatus::Finite | LimitStatus::Unknown)), "{r:?}");
+    assert_eq!(limit("log(x) - log(x + 1)", None, "oo", None, &l).unwrap().value.as_deref(), Some("0"));
+}

@@ -222,3 +222,34 @@ pub fn never_panics(route: impl Fn(&str) -> Decision) {
         panic!("{e}");
     }
 }
+
+/// The labelled tuning questions of one surface (`tests/routing/tuning/<surface>.jsonl`
+/// at the workspace root, or the file named by `ROUTING_FILE`), scored against
+/// `route`: the report of `attest_core::routing_eval`, printed (with every miss when
+/// `ROUTING_MISSES` is set). Only the tuning set is read here, never the held-out one.
+///
+/// Asserts the one thing that holds whatever the accuracy: a tool that writes is never
+/// the result of a question labelled with another tool or with a question back.
+pub fn tuning(surface: &str, writes: &[&str], route: impl Fn(&str) -> Decision) -> attest_core::routing_eval::Report {
+    use attest_core::routing_eval;
+    let path = std::env::var("ROUTING_FILE")
+        .unwrap_or_else(|_| format!("{}/../../tests/routing/tuning/{surface}.jsonl", env!("CARGO_MANIFEST_DIR")));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    let cases: Vec<_> =
+        routing_eval::parse(&text).expect("the tuning file parses").into_iter().filter(|c| c.s == surface).collect();
+    let report = routing_eval::score(&cases, |_, q| route(q));
+    eprint!("{}", routing_eval::render(&report));
+    if std::env::var_os("ROUTING_MISSES").is_some() {
+        for m in &report.misses {
+            eprintln!("MISS {:8} {:?} -> {:?} (want {:?}) {:?}", m.kind, m.q, m.got, m.expected, m.args);
+        }
+    }
+    let bad: Vec<_> = report
+        .misses
+        .iter()
+        .filter(|m| m.kind == "wrong" && m.got.as_deref().is_some_and(|g| writes.contains(&g)))
+        .map(|m| format!("{:?} -> {:?}", m.q, m.got))
+        .collect();
+    assert!(bad.is_empty(), "a write chosen for a question that did not ask for it:\n{}", bad.join("\n"));
+    report
+}

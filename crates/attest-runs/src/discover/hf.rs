@@ -7,7 +7,9 @@
 //! checkpoints of the same run, never runs of their own. Metric names are kept as the
 //! Trainer writes them (`eval_accuracy`); their prefix is the split (`eval_` → `eval`,
 //! `train_` → `train`, `test_`/`predict_` → `test`); `eval_samples` and
-//! `train_samples` are each split's n.
+//! `train_samples` are each split's n. The final `eval_` numbers are at the step
+//! that was evaluated, which with `load_best_model_at_end` is the best checkpoint's,
+//! not `global_step` (`restep_final_eval`).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -78,6 +80,46 @@ fn push_flat(obj: &Map<String, Value>, step: Option<i64>, default_split: Option<
     }
 }
 
+/// Timing numbers of an evaluation, which differ between two evaluations of the same
+/// model and so cannot tell which evaluation a result file holds.
+const EVAL_TIMINGS: &[&str] = &["eval_runtime", "eval_samples_per_second", "eval_steps_per_second", "eval_samples"];
+
+/// The step the final evaluation was of. With `load_best_model_at_end` the Trainer
+/// reloads the best checkpoint before the script's last `evaluate()`, so
+/// `eval_results.json` holds the numbers of, say, step 32 while `global_step` is 96.
+/// The evaluation rows of `log_history` tell: the row whose every eval metric equals
+/// the final one's is the step evaluated (when several do, `best_global_step` if it
+/// is one of them, else none is chosen and `global_step` stays).
+fn restep_final_eval(metrics: &mut [Metric], state: &Map<String, Value>) {
+    let finals: Vec<(&str, f64)> = metrics
+        .iter()
+        .filter(|m| m.split.as_deref() == Some("eval") && !EVAL_TIMINGS.contains(&m.metric.as_str()))
+        .map(|m| (m.metric.as_str(), m.value))
+        .collect();
+    let Some(Value::Array(rows)) = state.get("log_history") else { return };
+    if finals.is_empty() {
+        return;
+    }
+    let mut steps: Vec<i64> = rows
+        .iter()
+        .filter_map(Value::as_object)
+        .filter(|r| finals.iter().all(|(k, v)| r.get(*k).and_then(as_f64) == Some(*v)))
+        .filter_map(|r| r.get("step").and_then(Value::as_i64))
+        .collect();
+    steps.dedup();
+    let best = state.get("best_global_step").and_then(Value::as_i64);
+    let step = match steps.as_slice() {
+        [one] => *one,
+        many => match best.filter(|b| many.contains(b)) {
+            Some(b) => b,
+            None => return,
+        },
+    };
+    for m in metrics.iter_mut().filter(|m| m.split.as_deref() == Some("eval")) {
+        m.step = Some(step);
+    }
+}
+
 /// Read every Trainer output directory found by the walk.
 pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut HashSet<String>) {
     for dir in dirs {
@@ -107,6 +149,9 @@ fn read_run(project: &Path, dir: &Path, d: &mut Discovery, seen: &mut HashSet<St
                 primary = Some((f.clone(), bytes));
             }
         }
+    }
+    if let Some((_, st)) = &state {
+        restep_final_eval(&mut ex.metrics, st);
     }
     let finals: HashSet<String> = ex.metrics.iter().map(|m| m.metric.clone()).collect();
     let mut config = Map::new();

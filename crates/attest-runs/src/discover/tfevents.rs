@@ -95,9 +95,22 @@ pub fn event_files(dir: &Path) -> Vec<PathBuf> {
 /// A metric's name and split from a tag: `val/loss` → `val_loss` [val]; in a Keras
 /// split directory, `epoch_loss` → `loss` [train] or `val_loss` [val].
 fn metric_of(tag: &[u8], keras: Option<&str>) -> (String, Option<String>) {
-    let metric = String::from_utf8_lossy(tag).trim().to_ascii_lowercase().replace('/', "_");
+    let lower = String::from_utf8_lossy(tag).trim().to_ascii_lowercase();
+    let metric = lower.replace('/', "_");
     match keras {
         None => {
+            // PyTorch's tutorial names the split last (`Loss/train`, `Accuracy/test`):
+            // read as `train_loss`, `test_accuracy`, the way `train/loss` reads.
+            let metric = match lower.rsplit_once('/') {
+                Some((rest, last))
+                    if !rest.is_empty()
+                        && split_of_metric(&format!("{last}_")).is_some()
+                        && split_of_metric(&metric).is_none() =>
+                {
+                    format!("{last}_{}", rest.replace('/', "_"))
+                }
+                _ => metric,
+            };
             let split = split_of_metric(&metric).map(str::to_string);
             (metric, split)
         }
@@ -111,6 +124,33 @@ fn metric_of(tag: &[u8], keras: Option<&str>) -> (String, Option<String>) {
             (name, Some(split.to_string()))
         }
     }
+}
+
+/// Scalars that are bookkeeping, not results: the step counters Lightning logs as
+/// scalars (`epoch` beside every logged row), and the `hp_metric` placeholder (-1)
+/// Lightning's TensorBoardLogger writes with the hyper-parameters (a `hp_metric` the
+/// user logged with a real value is kept).
+fn not_a_metric(tag: &[u8], x: f64) -> bool {
+    let t = tag.trim_ascii();
+    ["epoch", "step", "global_step"].iter().any(|k| t.eq_ignore_ascii_case(k.as_bytes()))
+        || (t == b"hp_metric" && x == -1.0)
+}
+
+/// Lightning's loggers name a run's directory `version_N` under the logger's name
+/// (`lightning_logs/version_0`): the logger name is the family.
+fn is_version_dir(name: &str) -> bool {
+    name.strip_prefix("version_").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a directory name is the log directory `torch.utils.tensorboard`'s (and
+/// tensorboardX's) `SummaryWriter()` makes when given none: `<Mon><DD>_<HH-MM-SS>_<host>`
+/// and the writer's `comment` (`Dec01_10-00-00_gpu3_lr0.1`). Such runs are a sweep of
+/// the directory holding them (`runs/`); the comment's variant tokens are their config.
+fn is_writer_default_dir(name: &str) -> bool {
+    static DEFAULT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\d{2}_\d{2}-\d{2}-\d{2}_.").unwrap()
+    });
+    DEFAULT.is_match(name)
 }
 
 /// Whether a directory holds TensorBoard event files.
@@ -162,7 +202,7 @@ pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut Hash
                 };
                 read_any = true;
                 let ended = each_scalar(&bytes, |tag, step, x| {
-                    if !x.is_finite() {
+                    if !x.is_finite() || not_a_metric(tag, x) {
                         return;
                     }
                     let i = match by_tag.get(tag) {
@@ -213,7 +253,11 @@ pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut Hash
             config.extend(h);
         }
         // The evidence is the run directory: every file it was read from.
-        let mut rec = Record::new(name, family_of_dir(&dname, parent.as_deref()), abs(dir));
+        let family = match parent {
+            Some(p) if is_version_dir(&dname) || is_writer_default_dir(&dname) => Some(p),
+            parent => family_of_dir(&dname, parent.as_deref()),
+        };
+        let mut rec = Record::new(name, family, abs(dir));
         rec.adapter = Adapter::Tensorboard;
         rec.source_hash = hash::files(dir, &hash::run_dir_files(dir));
         rec.config = (!config.is_empty()).then_some(Value::Object(config));
@@ -225,5 +269,41 @@ pub fn runs(project: &Path, dirs: &[PathBuf], d: &mut Discovery, seen: &mut Hash
         }
         rec.metrics = metrics;
         d.claim(seen, project, dir, rec);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_name_metrics_and_splits() {
+        let m = |t: &str| metric_of(t.as_bytes(), None);
+        assert_eq!(m("val/loss"), ("val_loss".into(), Some("val".into())));
+        assert_eq!(m("Loss/train"), ("train_loss".into(), Some("train".into())));
+        assert_eq!(m("Accuracy/test"), ("test_accuracy".into(), Some("test".into())));
+        assert_eq!(m("train/loss"), ("train_loss".into(), Some("train".into())));
+        assert_eq!(m("charts/reward"), ("charts_reward".into(), None));
+        assert_eq!(m("val_acc"), ("val_acc".into(), Some("val".into())));
+        assert_eq!(metric_of(b"epoch_loss", Some("val")), ("val_loss".into(), Some("val".into())));
+    }
+
+    #[test]
+    fn lightning_bookkeeping_is_not_a_metric() {
+        assert!(not_a_metric(b"epoch", 2.0));
+        assert!(not_a_metric(b"hp_metric", -1.0));
+        assert!(!not_a_metric(b"hp_metric", 0.91));
+        assert!(!not_a_metric(b"val_loss", -1.0));
+    }
+
+    #[test]
+    fn run_directories_named_by_their_writer() {
+        assert!(is_version_dir("version_12"));
+        assert!(!is_version_dir("version_"));
+        assert!(!is_version_dir("version_a"));
+        assert!(is_writer_default_dir("Dec01_10-00-00_fixture_lr0.1"));
+        assert!(is_writer_default_dir("May23_18-02-11_gpu-node3"));
+        assert!(!is_writer_default_dir("lr0.1"));
+        assert!(!is_writer_default_dir("Dec01_run"));
     }
 }

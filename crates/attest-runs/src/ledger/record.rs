@@ -178,6 +178,12 @@ impl Ledger {
                 )));
             }
             if Path::new(&f.path).exists() {
+                // Exactly what this call would write: the same call made before and
+                // stopped (killed) between its files and its scan's commit. Keep the file
+                // and record it, so the retry completes.
+                if std::fs::read_to_string(&f.path).is_ok_and(|text| text == f.content) {
+                    continue;
+                }
                 return Err(LedgerError::refused(format!(
                     "refusing to overwrite {}: results already recorded stay as they are; use a new arm name",
                     f.path
@@ -236,6 +242,11 @@ impl Ledger {
         }
         for f in &files {
             let p = PathBuf::from(&f.path);
+            if p.exists() {
+                // Left by an interrupted identical call (checked above): kept as it is,
+                // and not this call's to undo.
+                continue;
+            }
             let res = std::fs::OpenOptions::new().write(true).create_new(true).open(&p).and_then(|mut h| {
                 use std::io::Write;
                 h.write_all(f.content.as_bytes())

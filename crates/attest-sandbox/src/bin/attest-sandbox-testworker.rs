@@ -92,6 +92,14 @@ fn handle(request: Value) -> Value {
             "core": limit(libc::RLIMIT_CORE),
         }),
         "huge" => json!({ "s": "x".repeat(number("bytes") as usize) }),
+        "gate" => {
+            // Busy until the file `path` exists: a slow call whose end the test decides.
+            let path = std::path::PathBuf::from(request["path"].as_str().unwrap_or(""));
+            while !path.exists() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            json!({ "pid": pid(), "gate": true })
+        }
         other => json!({ "error": format!("unknown op {other}") }),
     }
 }
