@@ -38,7 +38,7 @@ pub enum CiteCommand {
 pub async fn run(command: CiteCommand, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let store = attest_store::Store::open(&config.db)
         .await
-        .with_context(|| format!("opening the database {}", config.db.display()))?;
+        .with_context(|| format!("opening the database {}", attest_store::shown(&config.db)))?;
     match command {
         CiteCommand::Export { out, tag } => export(&Library::new(store), out, tag.as_deref(), json).await,
         CiteCommand::Sync { import } => {

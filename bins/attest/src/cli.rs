@@ -116,6 +116,17 @@ enum Command {
         /// Where to write it; must not exist.
         dest: PathBuf,
     },
+    /// Copy this database (--db / ATTEST_DB) into another, such as a team's
+    /// PostgreSQL database, table by table, and verify the row counts.
+    Migrate {
+        /// The database to fill: a postgres:// address (or a SQLite file path).
+        #[arg(long, value_name = "DATABASE")]
+        to: PathBuf,
+        /// Delete what the target already holds first (otherwise a target holding
+        /// any row is refused).
+        #[arg(long)]
+        replace: bool,
+    },
     /// Add or update attest's servers in an agent's configuration file, keeping
     /// everything else (a backup is written first; --check only compares).
     Setup {
@@ -358,6 +369,40 @@ fn database_use(command: &Command) -> suggest::DbUse {
     }
 }
 
+/// `attest migrate --to DATABASE`: copy every table, verify the counts, say so.
+async fn migrate(config: &Config, to: &std::path::Path, replace: bool, json: bool) -> anyhow::Result<ExitCode> {
+    let (from_shown, to_shown) = (attest_store::shown(&config.db), attest_store::shown(to));
+    if from_shown == to_shown {
+        return usage(format!("--to names the database being copied ({from_shown}); name another one"));
+    }
+    let from = attest_store::Store::open(&config.db).await?;
+    let target = attest_store::Store::open(to).await?;
+    let copied = match attest_store::copy::copy(&from, &target, replace).await {
+        Ok(c) => c,
+        Err(e @ attest_store::copy::CopyError::NotEmpty { .. }) => return usage(e),
+        Err(attest_store::copy::CopyError::Sql(e)) => anyhow::bail!("{}", attest_store::words(&e, target.path())),
+        Err(e) => anyhow::bail!("{e}"),
+    };
+    if json {
+        let tables: serde_json::Map<String, serde_json::Value> =
+            copied.tables.iter().map(|(t, n)| (t.clone(), json!(n))).collect();
+        println!(
+            "{}",
+            json!({ "ok": true, "from": from_shown, "to": to_shown, "rows": copied.total(), "tables": tables })
+        );
+    } else {
+        println!(
+            "copied {} from {from_shown} to {to_shown}; every table's row count matches:",
+            attest_core::text::plural(copied.total() as usize, "row", "rows")
+        );
+        for (t, n) in &copied.tables {
+            println!("  {t:<14} {n}");
+        }
+        println!("point ATTEST_DB (or --db) at {to_shown} to use it");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Usage error: message to stderr, exit 2.
 fn usage(msg: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
     eprintln!("attest: {msg}");
@@ -385,13 +430,15 @@ async fn run(command: Command, config: Config, json: bool, create: bool) -> anyh
         Command::Backup { dest } => {
             let store = attest_store::Store::open(&config.db).await?;
             store.backup(&dest).await?;
+            let shown = attest_store::shown(&config.db);
             if json {
-                println!("{}", json!({ "ok": true, "database": config.db, "copy": dest }));
+                println!("{}", json!({ "ok": true, "database": shown, "copy": dest }));
             } else {
-                println!("wrote a copy of {} to {}", config.db.display(), dest.display());
+                println!("wrote a copy of {shown} to {}", dest.display());
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Migrate { to, replace } => migrate(&config, &to, replace, json).await,
         Command::Emit { target, bin_dir } => {
             let Some(found) = surfaces_for_agents(bin_dir, &config)? else {
                 return Ok(ExitCode::from(2));

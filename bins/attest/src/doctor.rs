@@ -97,7 +97,8 @@ fn binaries(dir: &Path, found: &[Found], lines: &mut Vec<Line>) {
 
 async fn database(config: &Config, lines: &mut Vec<Line>) {
     let db = &config.db;
-    if !db.exists() {
+    let server = attest_store::is_server(db);
+    if !server && !db.exists() {
         lines.push(line(
             Level::Warn,
             "database",
@@ -105,7 +106,7 @@ async fn database(config: &Config, lines: &mut Vec<Line>) {
         ));
         return;
     }
-    let size = std::fs::metadata(db).map(|m| m.len()).unwrap_or(0);
+    let size = if server { None } else { Some(std::fs::metadata(db).map(|m| m.len()).unwrap_or(0)) };
     let store = match attest_store::Store::open(db).await {
         Ok(s) => s,
         Err(e) => {
@@ -122,12 +123,19 @@ async fn database(config: &Config, lines: &mut Vec<Line>) {
     lines.push(line(
         Level::Ok,
         "database",
-        format!(
-            "{} ({:.1} MB, schema {version} of {})",
-            db.display(),
-            size as f64 / 1e6,
-            attest_store::known_version()
-        ),
+        match size {
+            Some(size) => format!(
+                "{} ({:.1} MB, schema {version} of {})",
+                db.display(),
+                size as f64 / 1e6,
+                attest_store::known_version()
+            ),
+            None => format!(
+                "{} (PostgreSQL, schema {version} of {})",
+                attest_store::shown(db),
+                attest_store::known_version()
+            ),
+        },
     ));
     let ledger = attest_runs::ledger::Ledger::new(store.clone(), attest_runs::ledger::LedgerOptions::default());
     match ledger.families(None).await {

@@ -32,7 +32,9 @@ fn env_for(s: &Surface, config: &Config) -> BTreeMap<String, String> {
     for var in s.env {
         match *var {
             "ATTEST_DB" => {
-                env.insert(var.to_string(), absolute(&config.db).display().to_string());
+                // A server's address goes as given (the agent needs all of it).
+                let db = if attest_store::is_server(&config.db) { config.db.clone() } else { absolute(&config.db) };
+                env.insert(var.to_string(), db.display().to_string());
             }
             "RESEARCH_ROOT" => {
                 if let Some(r) = &config.root {

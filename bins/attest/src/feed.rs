@@ -214,7 +214,7 @@ fn person_fetcher() -> Fetcher {
 async fn open(config: &Config) -> anyhow::Result<FeedStore> {
     let store = attest_store::Store::open(&config.db)
         .await
-        .with_context(|| format!("cannot open the database {}", config.db.display()))?;
+        .with_context(|| format!("cannot open the database {}", attest_store::shown(&config.db)))?;
     Ok(FeedStore::new(store))
 }
 

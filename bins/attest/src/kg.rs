@@ -47,7 +47,7 @@ pub enum KgCommand {
 pub async fn run(command: KgCommand, config: &Config, json: bool) -> anyhow::Result<ExitCode> {
     let store = attest_store::Store::open(&config.db)
         .await
-        .with_context(|| format!("opening the database {}", config.db.display()))?;
+        .with_context(|| format!("opening the database {}", attest_store::shown(&config.db)))?;
     let feed = FeedStore::new(store);
     match command {
         KgCommand::KgReport { min_size, svg } => kg_report(&feed, min_size.max(1), svg, json).await,

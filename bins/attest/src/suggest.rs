@@ -49,7 +49,7 @@ pub fn did_you_mean(matches: &[&str]) -> String {
 /// Refuse a database path that does not exist unless the command fills one or
 /// `--create` was given, naming database files with a close name.
 pub fn database(db: &Path, usage: DbUse, create: bool) -> Result<(), String> {
-    if usage != DbUse::Reads || create || db.exists() {
+    if usage != DbUse::Reads || create || attest_store::is_server(db) || db.exists() {
         return Ok(());
     }
     let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));

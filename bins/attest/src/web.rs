@@ -9,7 +9,7 @@ use attest_core::Config;
 
 /// Serve the pages on `addr` (port 0: any free port; the address is printed).
 pub async fn run(addr: SocketAddr, config: &Config) -> anyhow::Result<ExitCode> {
-    if !config.db.exists() {
+    if !attest_store::is_server(&config.db) && !config.db.exists() {
         eprintln!(
             "attest: no database at {}: pass --db with the file your scans and ingests use, or create one first with `attest runs scan` or `attest ingest`",
             config.db.display()

@@ -1,8 +1,10 @@
 //! Full-text search over the whole archive (titles and summaries), ranked by BM25.
 //!
-//! This is the only module that queries the SQLite FTS5 index (`items_fts`, kept in
-//! sync with `items` by triggers in the migration); a PostgreSQL backend replaces this
-//! file. User text never reaches FTS5 as syntax: it is split into words, each word (or
+//! This is the only module that queries the full-text index: SQLite's FTS5 table
+//! (`items_fts`, kept in sync with `items` by triggers in the migration) or, on
+//! PostgreSQL, the generated `tsvector` column `items.search` (GIN-indexed, English
+//! stemming), each in its own query language ([`Syntax`]); everything else here is the
+//! same on both. User text never reaches either as syntax: it is split into words, each word (or
 //! a "quoted phrase" the user wrote) becomes a quoted FTS5 string, common function
 //! words are dropped, and a word of a derivational family ("catalysis", "quantise")
 //! also searches its relatives ("catalyst", "catalytic"; "quantize"). The index
@@ -167,9 +169,58 @@ impl Term {
 
     /// The term as FTS5 syntax: quoted strings only.
     fn fts(&self) -> String {
-        let quoted: Vec<String> =
-            self.forms.iter().map(|f| format!("\"{}\"", f.join(" ").replace('"', "\"\""))).collect();
-        if quoted.len() == 1 { quoted[0].clone() } else { format!("({})", quoted.join(" OR ")) }
+        self.expr(Syntax::Fts5)
+    }
+
+    /// The term in a full-text syntax: quoted words (a phrase's words joined by the
+    /// syntax's "followed by"), its forms OR-ed.
+    fn expr(&self, syntax: Syntax) -> String {
+        let quoted: Vec<String> = self.forms.iter().map(|f| syntax.phrase(f)).collect();
+        if quoted.len() == 1 { quoted[0].clone() } else { format!("({})", quoted.join(syntax.or())) }
+    }
+}
+
+/// The full-text query language of the database: SQLite's FTS5 `MATCH` syntax, or
+/// PostgreSQL's `tsquery` (read by `to_tsquery('attest_english', …)`, which stems each word
+/// as the `items.search` column was). Either way user text reaches it only as quoted
+/// words of letters and digits ([`words`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Fts5,
+    TsQuery,
+}
+
+impl Syntax {
+    fn of(store: &FeedStore) -> Syntax {
+        match store.store().dialect() {
+            attest_store::Dialect::Sqlite => Syntax::Fts5,
+            attest_store::Dialect::Postgres => Syntax::TsQuery,
+        }
+    }
+
+    fn and(self) -> &'static str {
+        match self {
+            Syntax::Fts5 => " AND ",
+            Syntax::TsQuery => " & ",
+        }
+    }
+
+    fn or(self) -> &'static str {
+        match self {
+            Syntax::Fts5 => " OR ",
+            Syntax::TsQuery => " | ",
+        }
+    }
+
+    /// Words in sequence, quoted.
+    fn phrase(self, words: &[String]) -> String {
+        match self {
+            Syntax::Fts5 => format!("\"{}\"", words.join(" ").replace('"', "\"\"")),
+            Syntax::TsQuery => {
+                let q: Vec<String> = words.iter().map(|w| format!("'{}'", w.replace('\'', "''"))).collect();
+                if q.len() == 1 { q[0].clone() } else { format!("({})", q.join(" <-> ")) }
+            }
+        }
     }
 }
 
@@ -263,22 +314,23 @@ pub async fn find(store: &FeedStore, q: &SearchQuery, pool: usize) -> Result<Fou
     // term on its own is common; then any term.
     let mut bm: HashMap<i64, f64> = HashMap::new();
     let mut order: Vec<i64> = Vec::new();
-    let expr: Vec<String> = terms.iter().map(Term::fts).collect();
+    let syntax = Syntax::of(store);
+    let expr: Vec<String> = terms.iter().map(|t| t.expr(syntax)).collect();
     let needed = needed(terms.len());
     // Every term, then enough terms to pass the floor (any `needed` of them, when that
     // is a short query), and only when nothing passes, any term at all (the closest):
     // the plain OR of common words is the costly part of a search.
     let mut queries = Vec::new();
     if terms.len() > 1 {
-        queries.push(expr.join(" AND "));
+        queries.push(expr.join(syntax.and()));
     }
-    let enough = at_least(&expr, needed);
+    let enough = at_least_in(&expr, needed, syntax);
     if let Some(q) = &enough
         && needed < terms.len()
     {
         queries.push(q.clone());
     }
-    let or_all = expr.join(" OR ");
+    let or_all = expr.join(syntax.or());
     if enough.is_none() || terms.len() == 1 {
         queries.push(or_all.clone());
     }
@@ -344,7 +396,13 @@ pub async fn find(store: &FeedStore, q: &SearchQuery, pool: usize) -> Result<Fou
 
 /// An FTS5 query matching items with at least `k` of the terms: the OR of every
 /// `k`-term AND. `None` when that would take more than 20 groups (then the plain OR).
+#[cfg(test)]
 fn at_least(expr: &[String], k: usize) -> Option<String> {
+    at_least_in(expr, k, Syntax::Fts5)
+}
+
+/// As `at_least`, in `syntax`.
+fn at_least_in(expr: &[String], k: usize, syntax: Syntax) -> Option<String> {
     let n = expr.len();
     if k == 0 || k > n {
         return None;
@@ -352,7 +410,7 @@ fn at_least(expr: &[String], k: usize) -> Option<String> {
     let mut groups = Vec::new();
     let mut pick: Vec<usize> = (0..k).collect();
     loop {
-        groups.push(format!("({})", pick.iter().map(|&i| expr[i].as_str()).collect::<Vec<_>>().join(" AND ")));
+        groups.push(format!("({})", pick.iter().map(|&i| expr[i].as_str()).collect::<Vec<_>>().join(syntax.and())));
         if groups.len() > 20 {
             return None;
         }
@@ -363,7 +421,7 @@ fn at_least(expr: &[String], k: usize) -> Option<String> {
             pick[j] = pick[j - 1] + 1;
         }
     }
-    Some(groups.join(" OR "))
+    Some(groups.join(syntax.or()))
 }
 
 /// The filters of a query, as SQL over `items i` with their binds.
@@ -447,22 +505,37 @@ async fn newest(store: &FeedStore, f: &Filters, limit: usize) -> Result<Vec<i64>
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
-/// Full-text matches of `fts` within the filters, best BM25 first, as (id, −bm25).
+/// Full-text matches of `fts` within the filters, best first, as (id, score), higher
+/// better. SQLite: FTS5's BM25 (negated), titles weighing three times summaries.
+/// PostgreSQL: `ts_rank` over the `items.search` column, titles (weight A) three times
+/// summaries (weight B).
 async fn run(store: &FeedStore, fts: &str, f: &Filters, limit: usize) -> Result<Vec<(i64, f64)>> {
-    let score = format!("bm25(items_fts, {}, {})", WEIGHTS.0, WEIGHTS.1);
     let (cond, binds) = f.sql(2);
-    let sql = if f.is_empty() {
-        format!(
-            "SELECT rowid AS id, {score} AS s FROM items_fts WHERE items_fts MATCH $1 ORDER BY s, rowid DESC LIMIT $2"
-        )
-    } else {
-        // The matches are computed once, then filtered: letting the planner drive the
-        // join from `items` would re-run the full-text query for every row.
-        format!(
-            "WITH m AS MATERIALIZED (SELECT rowid AS id, {score} AS s FROM items_fts WHERE items_fts MATCH $1) \
-             SELECT m.id, m.s FROM m JOIN items i ON i.id = m.id WHERE 1 = 1{cond} ORDER BY m.s, m.id DESC LIMIT ${}",
-            binds.len() + 2
-        )
+    let sql = match Syntax::of(store) {
+        Syntax::Fts5 => {
+            let score = format!("bm25(items_fts, {}, {})", WEIGHTS.0, WEIGHTS.1);
+            if f.is_empty() {
+                format!(
+                    "SELECT rowid AS id, {score} AS s FROM items_fts WHERE items_fts MATCH $1 ORDER BY s, rowid DESC LIMIT $2"
+                )
+            } else {
+                // The matches are computed once, then filtered: letting the planner drive the
+                // join from `items` would re-run the full-text query for every row.
+                format!(
+                    "WITH m AS MATERIALIZED (SELECT rowid AS id, {score} AS s FROM items_fts WHERE items_fts MATCH $1) \
+                     SELECT m.id, m.s FROM m JOIN items i ON i.id = m.id WHERE 1 = 1{cond} ORDER BY m.s, m.id DESC LIMIT ${}",
+                    binds.len() + 2
+                )
+            }
+        }
+        Syntax::TsQuery => {
+            let weights = format!("'{{0, 0, {}, {}}}'", WEIGHTS.1 / WEIGHTS.0, 1.0);
+            format!(
+                "SELECT i.id, -CAST(ts_rank({weights}, i.search, q) AS DOUBLE PRECISION) AS s \
+                 FROM items i, to_tsquery('attest_english', $1) AS q WHERE i.search @@ q{cond} ORDER BY s, i.id DESC LIMIT ${}",
+                binds.len() + 2
+            )
+        }
     };
     let mut query = sqlx::query(&sql).bind(fts);
     for b in &binds {
@@ -491,7 +564,7 @@ async fn tagged(store: &FeedStore, text: &str, terms: &[Term], f: &Filters, limi
     }
     let (cond, binds) = f.sql(names.len() + 1);
     let sql = format!(
-        "SELECT DISTINCT i.id FROM item_tags g JOIN items i ON i.id = g.item_id WHERE g.tag IN ({}){cond} \
+        "SELECT DISTINCT i.id, i.published FROM item_tags g JOIN items i ON i.id = g.item_id WHERE g.tag IN ({}){cond} \
          ORDER BY i.published DESC, i.id DESC LIMIT ${}",
         (1..=names.len()).map(|k| format!("${k}")).collect::<Vec<_>>().join(", "),
         names.len() + binds.len() + 1

@@ -8,9 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use attest_store::{Db, DbPool, Store};
+use attest_store::{Db, DbPool, DbRow, Store};
 use serde::{Deserialize, Serialize};
-use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Transaction};
 
 use crate::address::{self as fetch, Validators};
@@ -103,7 +102,7 @@ fn placeholders(start: usize, n: usize) -> String {
     (start..start + n).map(|k| format!("${k}")).collect::<Vec<_>>().join(", ")
 }
 
-fn item_from_row(r: &SqliteRow) -> Item {
+fn item_from_row(r: &DbRow) -> Item {
     Item {
         id: r.get("id"),
         feed_id: r.get("feed_id"),
@@ -121,7 +120,7 @@ fn item_from_row(r: &SqliteRow) -> Item {
     }
 }
 
-fn feed_from_row(r: &SqliteRow) -> Feed {
+fn feed_from_row(r: &DbRow) -> Feed {
     Feed {
         id: r.get("id"),
         url: r.get("url"),
@@ -135,11 +134,11 @@ fn feed_from_row(r: &SqliteRow) -> Feed {
     }
 }
 
-fn reader_from_row(r: &SqliteRow) -> Reader {
+fn reader_from_row(r: &DbRow) -> Reader {
     Reader { id: r.get("id"), name: r.get("name"), interests: r.get("interests"), created_at: r.get("created_at") }
 }
 
-fn click_from_row(r: &SqliteRow) -> Click {
+fn click_from_row(r: &DbRow) -> Click {
     let source: String = r.get("source");
     Click {
         reader_id: r.get("reader_id"),
@@ -194,10 +193,11 @@ impl FeedStore {
         self.store.pool()
     }
 
-    /// Begin a write transaction that takes the write lock at once, so a concurrent
-    /// writer waits (busy timeout) instead of failing half-way through.
+    /// Begin a write transaction that takes the archive's write lock at once, so a
+    /// concurrent writer (an ingest, a reader being merged) waits instead of failing
+    /// half-way through or interleaving ([`Store::begin_write`]).
     pub async fn write_tx(&self) -> Result<Transaction<'static, Db>> {
-        Ok(self.pool().begin_with("BEGIN IMMEDIATE").await?)
+        Ok(self.store.begin_write("archive").await?)
     }
 
     // ---- meta -------------------------------------------------------------------
@@ -806,10 +806,10 @@ impl FeedStore {
             "SELECT (SELECT max(id) FROM items) AS max_item, (SELECT count(*) FROM feeds) AS feeds, \
              (SELECT max(last_fetched) FROM feeds) AS last_fetched, \
              (SELECT count(*) FROM clicks WHERE reader_id = $1) AS clicks, \
-             (SELECT coalesce(sum(useful), 0) FROM clicks WHERE reader_id = $1) AS useful, \
+             (SELECT CAST(coalesce(sum(useful), 0) AS BIGINT) FROM clicks WHERE reader_id = $1) AS useful, \
              (SELECT max(at) FROM clicks WHERE reader_id = $1) AS last_click, \
-             (SELECT coalesce(sum(item_id * (5 * useful + CASE source WHEN 'ui' THEN 1 WHEN 'agent' THEN 2 \
-              WHEN 'implicit' THEN 3 WHEN 'simulated' THEN 4 ELSE 5 END)), 0) FROM clicks WHERE reader_id = $1) AS verdicts",
+             (SELECT CAST(coalesce(sum(item_id * (5 * useful + CASE source WHEN 'ui' THEN 1 WHEN 'agent' THEN 2 \
+              WHEN 'implicit' THEN 3 WHEN 'simulated' THEN 4 ELSE 5 END)), 0) AS BIGINT) FROM clicks WHERE reader_id = $1) AS verdicts",
         )
         .bind(reader_id)
         .fetch_one(self.pool())

@@ -113,9 +113,22 @@ fn bench_ingest(c: &mut Criterion) {
 fn bench_search(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let sqlite = dir.path().join("archive.db");
+    let mut stores = vec![("", sqlite.to_string_lossy().into_owned())];
+    // The same archive on PostgreSQL, when ATTEST_BENCH_POSTGRES names a database (a
+    // fresh schema of it): each query is measured on both, side by side.
+    if let Ok(base) = std::env::var("ATTEST_BENCH_POSTGRES") {
+        stores.push(("_postgres", rt.block_on(attest_store::scratch::fresh(&base)).unwrap()));
+    }
+    for (suffix, db) in stores {
+        search_on(c, &rt, &db, suffix);
+    }
+}
+
+fn search_on(c: &mut Criterion, rt: &tokio::runtime::Runtime, db: &str, suffix: &str) {
     const N: usize = 100_000;
     let store = rt.block_on(async {
-        let s = FeedStore::new(attest_store::Store::open(&dir.path().join("archive.db")).await.unwrap());
+        let s = FeedStore::new(attest_store::Store::open(std::path::Path::new(db)).await.unwrap());
         let feed = s.subscribe("https://bench.example/feed.xml", Some("bench")).await.unwrap().feed;
         let mut g = Lcg(42);
         for batch in 0..N / 5_000 {
@@ -148,7 +161,7 @@ fn bench_search(c: &mut Criterion) {
         "w12x w300x",
         "training",
     ];
-    let mut group = c.benchmark_group("search_100k");
+    let mut group = c.benchmark_group(format!("search_100k{suffix}"));
     group.sample_size(30).measurement_time(Duration::from_secs(10));
     for q in queries {
         group.bench_with_input(BenchmarkId::new("text", q), q, |b, q| {

@@ -71,12 +71,13 @@ pub async fn tag_with_keyphrases(store: &FeedStore, max: usize) -> Result<TagRep
     for (id, tags) in &planned {
         report.tagged += 1;
         for t in tags {
-            let done =
-                sqlx::query("INSERT OR IGNORE INTO item_tags (item_id, tag, origin) VALUES ($1, $2, 'keyphrase')")
-                    .bind(id)
-                    .bind(t)
-                    .execute(&mut *tx)
-                    .await?;
+            let done = sqlx::query(
+                "INSERT INTO item_tags (item_id, tag, origin) VALUES ($1, $2, 'keyphrase') ON CONFLICT DO NOTHING",
+            )
+            .bind(id)
+            .bind(t)
+            .execute(&mut *tx)
+            .await?;
             report.tags_written += done.rows_affected() as usize;
         }
     }
@@ -133,11 +134,13 @@ pub async fn retag_since(store: &FeedStore, after_id: i64, max: usize) -> Result
             .execute(&mut *tx)
             .await?;
         for t in tags {
-            sqlx::query("INSERT OR IGNORE INTO item_tags (item_id, tag, origin) VALUES ($1, $2, 'keyphrase')")
-                .bind(id)
-                .bind(t)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO item_tags (item_id, tag, origin) VALUES ($1, $2, 'keyphrase') ON CONFLICT DO NOTHING",
+            )
+            .bind(id)
+            .bind(t)
+            .execute(&mut *tx)
+            .await?;
         }
     }
     tx.commit().await?;
@@ -322,7 +325,7 @@ pub async fn tag_with_chat(store: &FeedStore, model: Arc<dyn ChatModel>, limit: 
             .execute(&mut *tx)
             .await?;
         for t in &tags {
-            sqlx::query("INSERT OR IGNORE INTO item_tags (item_id, tag, origin) VALUES ($1, $2, 'chat')")
+            sqlx::query("INSERT INTO item_tags (item_id, tag, origin) VALUES ($1, $2, 'chat') ON CONFLICT DO NOTHING")
                 .bind(id)
                 .bind(t)
                 .execute(&mut *tx)

@@ -95,6 +95,14 @@ async fn search_cases() {
             json!({"case": case.name, "args": case.args, "answer": serde_json::from_str::<Value>(&text).unwrap()}),
         );
     }
-    insta::assert_json_snapshot!("search_answers", all);
+    // PostgreSQL ranks candidates by ts_rank instead of FTS5's BM25, which reorders
+    // near-ties: its answers have their own snapshot (the case checks are the same).
+    if store.store().dialect() == attest_store::Dialect::Postgres {
+        insta::with_settings!({snapshot_suffix => "postgres"}, {
+            insta::assert_json_snapshot!("search_answers", all);
+        });
+    } else {
+        insta::assert_json_snapshot!("search_answers", all);
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -108,6 +108,21 @@ fn benches(c: &mut Criterion) {
             black_box(r)
         })
     });
+    // The same scan with the ledger on PostgreSQL, when ATTEST_BENCH_POSTGRES names a
+    // database (a fresh schema of it): side by side with the SQLite figure above.
+    if let Ok(base) = std::env::var("ATTEST_BENCH_POSTGRES") {
+        let pg = rt.block_on(async {
+            let url = attest_store::scratch::fresh(&base).await.unwrap();
+            Ledger::new(Store::open(std::path::Path::new(&url)).await.unwrap(), LedgerOptions::default())
+        });
+        g.bench_function("scan_10000_files_postgres", |b| {
+            b.iter(|| {
+                let r = rt.block_on(pg.scan(&root, None, |_| ControlFlow::Continue(()))).unwrap();
+                assert_eq!(r.total_runs, 10_020);
+                black_box(r)
+            })
+        });
+    }
     let fw_root = dir.path().join("frameworks");
     frameworks(&fw_root);
     let fw_db = dir.path().join("frameworks.db");

@@ -166,9 +166,10 @@ async fn rescans_rewrite_only_changed_curves() {
         let l = l.clone();
         async move {
             let sql = format!(
-                "SELECT group_concat(m.rowid) FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.name = '{run}'"
+                "SELECT m.rowid FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.name = '{run}' ORDER BY m.rowid"
             );
-            sqlx::query(&sql).fetch_one(l.store().pool()).await.unwrap().get::<Option<String>, _>(0).unwrap()
+            let rows = sqlx::query(&sql).fetch_all(l.store().pool()).await.unwrap();
+            rows.iter().map(|r| r.get::<i64, _>(0)).collect::<Vec<i64>>()
         }
     };
     let a1 = rowids("sw_a").await;
@@ -197,12 +198,18 @@ async fn a_failed_scan_leaves_the_previous_rows_intact() {
     scan(&l, root).await;
     let before = count(&l, "SELECT count(*) FROM runs").await;
     // The second project's write fails half-way through the scan.
-    sqlx::query(
-        "CREATE TRIGGER boom BEFORE INSERT ON runs WHEN NEW.name = 'm_boom' BEGIN SELECT RAISE(ABORT, 'boom'); END",
-    )
-    .execute(l.store().pool())
-    .await
-    .unwrap();
+    let postgres = l.store().dialect() == attest_store::Dialect::Postgres;
+    let boom: &[&str] = if postgres {
+        &[
+            "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.name = 'm_boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$",
+            "CREATE TRIGGER boom BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION boom()",
+        ]
+    } else {
+        &["CREATE TRIGGER boom BEFORE INSERT ON runs WHEN NEW.name = 'm_boom' BEGIN SELECT RAISE(ABORT, 'boom'); END"]
+    };
+    for sql in boom {
+        sqlx::query(sql).execute(l.store().pool()).await.unwrap();
+    }
     std::fs::remove_file(root.join("a/results/m_x.json")).unwrap();
     write(&root.join("a/results/m_z.json"), r#"{"wer": 0.3}"#);
     write(&root.join("b/results/m_boom.json"), r#"{"wer": 0.4}"#);
@@ -212,7 +219,10 @@ async fn a_failed_scan_leaves_the_previous_rows_intact() {
     assert!(l.detail("a", "m_x").await.is_ok(), "project a's earlier rows survived");
     assert!(l.detail("a", "m_z").await.is_err(), "nothing of the failed scan was written");
     // A cancelled scan writes nothing either.
-    sqlx::query("DROP TRIGGER boom").execute(l.store().pool()).await.unwrap();
+    sqlx::query(if postgres { "DROP TRIGGER boom ON runs" } else { "DROP TRIGGER boom" })
+        .execute(l.store().pool())
+        .await
+        .unwrap();
     let err = l
         .scan(root, None, |p| if p.index == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
         .await

@@ -132,7 +132,7 @@ impl Ledger {
         let cols = "id, project, name, family, status, adapter, started, source_path";
         let sql = if project.is_none() && family.is_none() {
             format!(
-                "SELECT {cols} FROM (SELECT {cols}, ROW_NUMBER() OVER (PARTITION BY project ORDER BY family, name) AS rn FROM runs WHERE {filter}) \
+                "SELECT {cols} FROM (SELECT {cols}, ROW_NUMBER() OVER (PARTITION BY project ORDER BY family, name) AS rn FROM runs WHERE {filter}) AS ranked \
                  ORDER BY rn, project LIMIT $3"
             )
         } else {
@@ -261,17 +261,19 @@ impl Ledger {
             });
         }
         let fam = family_of(name.rsplit('/').next().unwrap_or(name));
-        let close: Vec<String> = sqlx::query(
-            "SELECT name FROM runs WHERE project = $1 AND (instr(name, $2) > 0 OR instr($2, name) > 0 OR family = $3) ORDER BY name LIMIT 6",
-        )
-        .bind(project)
-        .bind(name)
-        .bind(fam)
-        .fetch_all(self.store.pool())
-        .await?
-        .into_iter()
-        .map(|r| r.get(0))
-        .collect();
+        // Names holding the one asked for (or held by it), or of its family.
+        let close: Vec<String> = sqlx::query("SELECT name, family FROM runs WHERE project = $1 ORDER BY name")
+            .bind(project)
+            .fetch_all(self.store.pool())
+            .await?
+            .into_iter()
+            .filter(|r| {
+                let (n, f): (String, Option<String>) = (r.get(0), r.get(1));
+                n.contains(name) || name.contains(n.as_str()) || (f.is_some() && f == fam)
+            })
+            .take(6)
+            .map(|r| r.get(0))
+            .collect();
         Ok(format!(
             "no run '{name}' in project '{project}'{}",
             if close.is_empty() {

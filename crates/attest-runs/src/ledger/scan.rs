@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use attest_store::Db;
+use attest_store::{Db, Dialect};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sqlx::{QueryBuilder, Row};
+use sqlx::Row;
 
 use super::{Ledger, is_plain_name};
 use crate::LedgerError;
@@ -270,11 +270,14 @@ impl Ledger {
             linked.push(names);
         }
 
-        let mut tx = self.store.pool().begin().await?;
+        // Two scans of one ledger (two people scanning one project) write one after the
+        // other, never interleaved.
+        let mut tx = self.store.begin_write("ledger").await?;
+        let dialect = self.store.dialect();
         let mut projects_out = Vec::new();
         let mut total_runs = 0;
         for ((name, dir, d), corpora) in found.into_iter().zip(linked) {
-            let removed = write_project(&mut tx, &name, &d.records, &corpora, &scanned_at).await?;
+            let removed = write_project(&mut tx, dialect, &name, &d.records, &corpora, &scanned_at).await?;
             sqlx::query(
                 "INSERT INTO projects (name, dir, root, n_runs, diagnostic, scanned_at) VALUES ($1, $2, $3, $4, NULL, $5) \
                  ON CONFLICT (name) DO UPDATE SET dir = excluded.dir, root = excluded.root, n_runs = excluded.n_runs, diagnostic = NULL, scanned_at = excluded.scanned_at",
@@ -413,50 +416,54 @@ where
 /// are rewritten only when their digest differs from the stored one.
 async fn write_project(
     tx: &mut sqlx::Transaction<'_, Db>,
+    dialect: Dialect,
     project: &str,
     records: &[Record],
     corpora: &[Option<String>],
     scanned_at: &str,
 ) -> Result<usize, LedgerError> {
     let names: Vec<&str> = records.iter().map(|r| r.name.as_str()).collect();
-    let removed = sqlx::query("DELETE FROM runs WHERE project = $1 AND name NOT IN (SELECT value FROM json_each($2))")
-        .bind(project)
-        .bind(serde_json::to_string(&names).unwrap_or_default())
-        .execute(&mut **tx)
-        .await?
-        .rows_affected() as usize;
+    let removed =
+        sqlx::query(&format!("DELETE FROM runs WHERE project = $1 AND name NOT IN ({})", dialect.json_texts(2)))
+            .bind(project)
+            .bind(serde_json::to_string(&names).unwrap_or_default())
+            .execute(&mut **tx)
+            .await?
+            .rows_affected() as usize;
     // What each run's metric rows were when last written: unchanged runs keep theirs.
     let before: HashMap<String, Option<String>> =
         by_name(tx, project, "SELECT name, metrics_digest FROM runs WHERE project = $1").await?;
     let digests: Vec<String> = records.iter().map(|r| metrics_digest(&r.metrics)).collect();
     let per = MAX_BINDS / RUN_BINDS;
     for ((chunk, corp), dig) in records.chunks(per).zip(corpora.chunks(per)).zip(digests.chunks(per)) {
-        let mut qb = QueryBuilder::<Db>::new(
-            "INSERT INTO runs (project, name, family, status, adapter, started, source_path, source_hash, config_json, notes, corpus, caveats, scanned_at, metrics_digest) ",
-        );
-        qb.push_values(chunk.iter().zip(corp).zip(dig), |mut b, ((r, c), d)| {
-            b.push_bind(project)
-                .push_bind(r.name.clone())
-                .push_bind(r.family.clone())
-                .push_bind(r.status.as_str())
-                .push_bind(r.adapter.as_str())
-                .push_bind(r.started.clone())
-                .push_bind(r.source_path.clone())
-                .push_bind(r.source_hash.clone())
-                .push_bind(r.config.as_ref().map(|c| c.to_string()))
-                .push_bind(r.notes.clone())
-                .push_bind(c.clone())
-                .push_bind((!r.caveats.is_empty()).then(|| serde_json::to_string(&r.caveats).unwrap_or_default()))
-                .push_bind(scanned_at.to_string())
-                .push_bind(d.clone());
-        });
-        qb.push(
-            " ON CONFLICT (project, name) DO UPDATE SET family = excluded.family, status = excluded.status, adapter = excluded.adapter, \
+        let sql = format!(
+            "INSERT INTO runs (project, name, family, status, adapter, started, source_path, source_hash, config_json, notes, corpus, caveats, scanned_at, metrics_digest) \
+             VALUES {} \
+             ON CONFLICT (project, name) DO UPDATE SET family = excluded.family, status = excluded.status, adapter = excluded.adapter, \
              started = excluded.started, source_path = excluded.source_path, source_hash = excluded.source_hash, config_json = excluded.config_json, \
              notes = excluded.notes, corpus = excluded.corpus, caveats = excluded.caveats, scanned_at = excluded.scanned_at, \
              metrics_digest = excluded.metrics_digest",
+            attest_store::values_list(chunk.len(), RUN_BINDS)
         );
-        qb.build().execute(&mut **tx).await?;
+        let mut q = sqlx::query(&sql);
+        for ((r, c), d) in chunk.iter().zip(corp).zip(dig) {
+            q = q
+                .bind(project)
+                .bind(r.name.as_str())
+                .bind(r.family.as_deref())
+                .bind(r.status.as_str())
+                .bind(r.adapter.as_str())
+                .bind(r.started.as_deref())
+                .bind(r.source_path.as_str())
+                .bind(r.source_hash.as_deref())
+                .bind(r.config.as_ref().map(|c| c.to_string()))
+                .bind(r.notes.as_deref())
+                .bind(c.as_deref())
+                .bind((!r.caveats.is_empty()).then(|| serde_json::to_string(&r.caveats).unwrap_or_default()))
+                .bind(scanned_at)
+                .bind(d.as_str());
+        }
+        q.execute(&mut **tx).await?;
     }
     let ids: HashMap<String, i64> = by_name(tx, project, "SELECT name, id FROM runs WHERE project = $1").await?;
     // Only runs whose rows changed (or are new) are rewritten.
@@ -470,22 +477,22 @@ async fn write_project(
         return Ok(removed);
     }
     let changed_ids: Vec<i64> = changed.iter().map(|(id, _)| *id).collect();
-    sqlx::query("DELETE FROM run_metrics WHERE run_id IN (SELECT value FROM json_each($1))")
+    sqlx::query(&format!("DELETE FROM run_metrics WHERE run_id IN ({})", dialect.json_ints(1)))
         .bind(serde_json::to_string(&changed_ids).unwrap_or_default())
         .execute(&mut **tx)
         .await?;
     let rows: Vec<(i64, &Metric)> =
         changed.iter().flat_map(|(id, r)| r.metrics.iter().map(move |m| (*id, m))).collect();
     for chunk in rows.chunks(MAX_BINDS / METRIC_BINDS) {
-        let mut qb = QueryBuilder::<Db>::new("INSERT INTO run_metrics (run_id, metric, value, step, split) ");
-        qb.push_values(chunk, |mut b, (id, m)| {
-            b.push_bind(*id)
-                .push_bind(m.metric.clone())
-                .push_bind(m.value)
-                .push_bind(m.step)
-                .push_bind(m.split.clone().unwrap_or_default());
-        });
-        qb.build().execute(&mut **tx).await?;
+        let sql = format!(
+            "INSERT INTO run_metrics (run_id, metric, value, step, split) VALUES {}",
+            attest_store::values_list(chunk.len(), METRIC_BINDS)
+        );
+        let mut q = sqlx::query(&sql);
+        for (id, m) in chunk {
+            q = q.bind(*id).bind(m.metric.as_str()).bind(m.value).bind(m.step).bind(m.split.as_deref().unwrap_or(""));
+        }
+        q.execute(&mut **tx).await?;
     }
     Ok(removed)
 }
