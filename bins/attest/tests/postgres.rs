@@ -66,7 +66,9 @@ fn the_cli_keeps_its_ledger_and_archive_on_postgres() {
     assert!(o.status.success(), "{}", text(&o));
     let o = attest(&["ingest"], &pg.url, None);
     assert!(o.status.success(), "{}", text(&o));
-    let o = attest(&["feed", "search", "catalysis", "--json"], &pg.url, None);
+    let o = attest(&["feed", "personas", "create", "ana", "catalysis"], &pg.url, None);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = attest(&["feed", "search", "catalysis", "--user", "ana", "--json"], &pg.url, None);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("\"ok\":true") || text(&o).contains("\"ok\": true"), "{}", text(&o));
     // The password never appears, and backup says to use pg_dump.

@@ -4,32 +4,10 @@
 //! on anything the SDK logs as a warning: before the HTTP fixes it logged "Session
 //! termination failed: 202" on every close.
 
+mod common;
+use common::{python, repo, sibling};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-/// A sibling binary of `attest` in the same target directory, built if missing.
-fn sibling(name: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_BIN_EXE_attest")).parent().unwrap().join(name);
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--bin", name])
-            .current_dir(repo())
-            .status()
-            .expect("cargo build");
-        assert!(status.success(), "could not build {name}");
-    }
-    path
-}
-
-fn python(venv: &str) -> PathBuf {
-    let status = Command::new("bash").arg(repo().join("scripts/py-venvs.sh")).status().expect("run py-venvs.sh");
-    assert!(status.success(), "scripts/py-venvs.sh failed: the Python clients could not be installed");
-    repo().join("target/py").join(venv).join("bin/python")
-}
 
 struct Running(Child);
 

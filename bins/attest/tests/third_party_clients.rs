@@ -6,34 +6,10 @@
 //! this test runs it too, so `cargo test --workspace` works on a fresh machine with
 //! network access to PyPI).
 
+mod common;
+use common::{python, repo, sibling};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-/// A sibling binary of `attest` in the same target directory, built if missing
-/// (`cargo test -p attest` alone does not build other packages' binaries).
-fn sibling(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_attest")).parent().unwrap().to_path_buf();
-    let path = dir.join(name);
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--bin", name])
-            .current_dir(repo())
-            .status()
-            .expect("cargo build");
-        assert!(status.success(), "could not build {name}");
-    }
-    path
-}
-
-fn python(venv: &str) -> PathBuf {
-    let status = Command::new("bash").arg(repo().join("scripts/py-venvs.sh")).status().expect("run py-venvs.sh");
-    assert!(status.success(), "scripts/py-venvs.sh failed: the Python clients could not be installed");
-    repo().join("target/py").join(venv).join("bin/python")
-}
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -446,3 +446,26 @@ fn the_tables_name_real_packages() {
     }
     assert!(g.members.contains_key("attest-mcp"));
 }
+
+/// Only the CLI turns on `attest-mcp`'s MCP client (for `attest eval agents`), and the
+/// feature is not a default, so a surface binary built alone compiles no MCP client.
+#[test]
+fn only_the_cli_enables_the_mcp_client() {
+    let meta = metadata();
+    let mut violations = Vec::new();
+    for p in meta["packages"].as_array().unwrap() {
+        if s(&p["name"]) == "attest-mcp" {
+            let default = &p["features"]["default"];
+            if default.as_array().into_iter().flatten().any(|f| s(f).contains("client")) {
+                violations.push("attest-mcp's default features include `client`".to_string());
+            }
+        }
+        for d in p["dependencies"].as_array().into_iter().flatten() {
+            let client = d["features"].as_array().into_iter().flatten().any(|f| s(f) == "client");
+            if s(&d["name"]) == "attest-mcp" && d["kind"].is_null() && client && s(&p["name"]) != "attest" {
+                violations.push(format!("{} enables attest-mcp/client", s(&p["name"])));
+            }
+        }
+    }
+    report("the MCP client belongs to the CLI alone", violations);
+}

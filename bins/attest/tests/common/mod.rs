@@ -1,0 +1,33 @@
+//! What the integration tests that drive real binaries and third-party clients share:
+//! the repository root, sibling binaries built on demand, and the Python venvs.
+#![allow(dead_code)] // each test target uses its own part
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// A sibling binary of `attest` in the same target directory, built if missing
+/// (`cargo test -p attest` alone does not build other packages' binaries).
+pub fn sibling(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_BIN_EXE_attest")).parent().unwrap().join(name);
+    if !path.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--bin", name])
+            .current_dir(repo())
+            .status()
+            .expect("cargo build");
+        assert!(status.success(), "could not build {name}");
+    }
+    path
+}
+
+/// The python of a venv under `target/py`, which `scripts/py-venvs.sh` builds if needed.
+pub fn python(venv: &str) -> PathBuf {
+    let status = Command::new("bash").arg(repo().join("scripts/py-venvs.sh")).status().expect("run py-venvs.sh");
+    assert!(status.success(), "scripts/py-venvs.sh failed: the Python clients could not be installed");
+    repo().join("target/py").join(venv).join("bin/python")
+}
