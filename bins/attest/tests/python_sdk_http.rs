@@ -6,7 +6,6 @@
 
 mod common;
 use common::{python, repo, sibling};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 struct Running(Child);

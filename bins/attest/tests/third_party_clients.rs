@@ -8,7 +8,6 @@
 
 mod common;
 use common::{python, repo, sibling};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn workspace() -> tempfile::TempDir {
