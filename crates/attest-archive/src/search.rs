@@ -3,7 +3,7 @@
 //! This is the only module that queries the full-text index: SQLite's FTS5 table
 //! (`items_fts`, kept in sync with `items` by triggers in the migration) or, on
 //! PostgreSQL, the generated `tsvector` column `items.search` (GIN-indexed, English
-//! stemming), each in its own query language ([`Syntax`]); everything else here is the
+//! stemming), each in its own query language (`Syntax`); everything else here is the
 //! same on both. User text never reaches either as syntax: it is split into words, each word (or
 //! a "quoted phrase" the user wrote) becomes a quoted FTS5 string, common function
 //! words are dropped, and a word of a derivational family ("catalysis", "quantise")
