@@ -1,24 +1,9 @@
 //! The `attest` command line as a user runs it.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{attest, repo, text};
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn attest(args: &[&str], db: &Path, root: Option<&Path>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_attest"));
-    c.args(args).env("ATTEST_DB", db).env_remove("RESEARCH_ROOT").env_remove("ATTEST_METRIC_DIRECTIONS");
-    if let Some(r) = root {
-        c.env("RESEARCH_ROOT", r);
-    }
-    c.output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
 
 /// A command's whole output as a person sees it, with this machine's paths replaced:
 /// the repository by `[repo]`, temporary directories by `[tmp]`.

@@ -3,25 +3,8 @@
 //! `ATTEST_DB=postgres://…`, each test in a fresh schema that is dropped after.
 //! Without the variable these tests pass without doing anything.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn attest(args: &[&str], db: &str, root: Option<&Path>) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_attest"));
-    c.args(args).env("ATTEST_DB", db).env_remove("RESEARCH_ROOT").env_remove("ATTEST_METRIC_DIRECTIONS");
-    if let Some(r) = root {
-        c.env("RESEARCH_ROOT", r);
-    }
-    c.output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
+mod common;
+use common::{attest, repo, text};
 
 /// A fresh schema of the test database, and a guard that drops it.
 struct Schema {

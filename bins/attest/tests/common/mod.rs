@@ -31,3 +31,19 @@ pub fn python(venv: &str) -> PathBuf {
     assert!(status.success(), "scripts/py-venvs.sh failed: the Python clients could not be installed");
     repo().join("target/py").join(venv).join("bin/python")
 }
+
+/// `attest ARGS` with `ATTEST_DB` set to `db` (a file or an address), and the research
+/// root given or unset, as a user runs it.
+pub fn attest(args: &[&str], db: &(impl AsRef<std::ffi::OsStr> + ?Sized), root: Option<&Path>) -> std::process::Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_attest"));
+    c.args(args).env("ATTEST_DB", db).env_remove("RESEARCH_ROOT").env_remove("ATTEST_METRIC_DIRECTIONS");
+    if let Some(r) = root {
+        c.env("RESEARCH_ROOT", r);
+    }
+    c.output().unwrap()
+}
+
+/// Standard output then standard error, as one text.
+pub fn text(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
