@@ -10,7 +10,7 @@ fn the_binary_carries_nothing_of_what_this_surface_must_not_link() {
         // The crate's source path (in panic locations and line tables), not the bare name:
         // "ureq" also turns up inside the random hashes of compile-unit names.
         ("/ureq-", "an HTTP client"),
-        ("feed.source_add", "the feed catalogue"),
+        ("Subscribe to a feed (RSS, Atom or JSON Feed)", "the feed catalogue"),
     ] {
         let found = memchr::memmem::find(&bytes, needle.as_bytes()).is_some();
         assert!(!found, "attest-provenance contains '{needle}': {what} is linked in");

@@ -9,7 +9,9 @@
 //! 1. read the facts; a question with nothing in it is asked back ([`Router::empty`]);
 //! 2. the first rule whose phrase occurs (or that needs none) and whose condition holds
 //!    decides: its extraction gives the arguments, or a question back when the question
-//!    lacks one the tool needs;
+//!    lacks one the tool needs; what the rules, the scored cues and the learned model
+//!    ([`crate::learn`]) find is combined by the router's policy (the model decides when
+//!    confident, otherwise a rule only where the model agrees);
 //! 3. a marker of another surface ([`crate::route::ELSEWHERE`]) outside the arguments
 //!    just extracted declines the question to that surface, unless the surface's facts
 //!    say the question stays ([`Facts::keeps`]);
@@ -20,8 +22,12 @@
 
 use serde_json::{Map, Value};
 
+use std::sync::OnceLock;
+
+use crate::learn::{self, Combine, Model, Policy, Prediction};
 use crate::route::{Decision, Question, elsewhere};
-use crate::score::{Scoring, score};
+use crate::score::{Scored, Scoring, score, writes_allowed};
+use crate::surface::Surface;
 
 /// A JSON object of arguments.
 pub type Args = Map<String, Value>;
@@ -144,6 +150,55 @@ pub struct Router<F: 'static> {
     pub decline_note: &'static str,
     /// The evidence that decides what no rule claims ([`crate::score`]).
     pub scoring: Scoring,
+    /// The learned model and how it combines with the rules ([`crate::learn`]).
+    pub learned: Learned,
+}
+
+/// A surface's learned model (its committed text, parsed once on first use) and the
+/// policy that combines it with the rules.
+pub struct Learned {
+    text: &'static str,
+    /// How the model's answer combines with the rules.
+    pub policy: Policy,
+    model: OnceLock<Option<Model>>,
+}
+
+impl Learned {
+    /// No model: the rules and cues alone.
+    pub const fn none() -> Learned {
+        Learned { text: "", policy: Policy::RULES, model: OnceLock::new() }
+    }
+
+    /// A model written by [`Model::to_text`], combined by `policy`.
+    pub const fn new(text: &'static str, policy: Policy) -> Learned {
+        Learned { text, policy, model: OnceLock::new() }
+    }
+
+    /// The model, parsed on first use; `None` when there is none or its text does not
+    /// parse (each surface's test parses its committed model).
+    pub fn model(&self) -> Option<&Model> {
+        self.model.get_or_init(|| if self.text.is_empty() { None } else { Model::parse(self.text).ok() }).as_ref()
+    }
+}
+
+impl std::fmt::Debug for Learned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Learned").field("policy", &self.policy).finish_non_exhaustive()
+    }
+}
+
+/// What each step of the pipeline found for a question, before a [`Policy`] combines
+/// them.
+#[derive(Debug, Clone)]
+pub struct Parts {
+    /// The first rule's decision.
+    pub rule: Option<Decision>,
+    /// The scored cues' decision.
+    pub cue: Option<Decision>,
+    /// The model's prediction and what it means here (`None`: a write not asked for).
+    pub learned: Option<(Prediction, Option<Decision>)>,
+    /// The tools the cues point to, best first, for a question back.
+    pub candidates: Vec<String>,
 }
 
 /// Any router, as the catalogue holds it.
@@ -157,38 +212,158 @@ pub trait Route: Send + Sync {
 impl<F: Facts> Router<F> {
     /// Decide a question; `given` holds the ask's other arguments.
     pub fn decide(&self, question: &str, given: &Args) -> Decision {
+        self.decide_with(question, given, self.learned.model(), &self.learned.policy)
+    }
+
+    /// Decide a question with a given model and policy (cross-validation trains models
+    /// on part of the data and tries policies).
+    pub fn decide_with(&self, question: &str, given: &Args, model: Option<&Model>, policy: &Policy) -> Decision {
+        match self.read(question, given, model) {
+            None => Decision::ask_back(self.empty, self.options),
+            Some((facts, parts)) => self.combine(&facts, &parts, policy),
+        }
+    }
+
+    /// The features the learned model sees for a question.
+    pub fn features(&self, question: &str, given: &Args) -> Vec<String> {
+        let facts = F::read(question, given);
+        learn::features(facts.words(), question, given)
+    }
+
+    /// Read a question and find what each step would decide, before any policy
+    /// combines them; `None` for an empty question.
+    pub fn read(&self, question: &str, given: &Args, model: Option<&Model>) -> Option<(F, Parts)> {
         let facts = F::read(question, given);
         if facts.is_empty() {
-            return Decision::ask_back(self.empty, self.options);
+            return None;
         }
-        let own = self.first(&facts).or_else(|| self.scored(&facts));
+        let rule = self.first(&facts);
+        let scored = score(facts.words(), &self.scoring);
+        let cue = self.scored(&facts, &scored);
+        // The model reads questions asked cold: one without words (a bare path or run
+        // name) or asked beside other arguments (a reply about a given item, sym's
+        // `expr`) is the rules' alone; the training questions have neither.
+        let beside = given.values().any(|v| !v.is_null() && v.as_str().is_none_or(|s| !s.trim().is_empty()));
+        let learned = model.filter(|_| !facts.words().is_empty() && !beside).map(|m| {
+            let p = m.predict(&learn::features(facts.words(), question, given));
+            let d = self.learned_decision(&facts, &p);
+            (p, d)
+        });
+        let candidates = scored.candidates().take(3).map(str::to_string).collect();
+        Some((facts, Parts { rule, cue, learned, candidates }))
+    }
+
+    /// Combine what the steps found, by `policy`.
+    pub fn combine(&self, facts: &F, parts: &Parts, policy: &Policy) -> Decision {
+        let model = || {
+            let (_, d) = parts.learned.as_ref().filter(|(p, _)| policy.confident(p))?;
+            let d = d.clone()?;
+            // The model's tool, with the arguments of the rule that claimed the question
+            // for that tool, when one did (its phrase places them).
+            match &parts.rule {
+                Some(r) if r.tool.is_some() && r.tool == d.tool => Some((r.clone(), true)),
+                _ => Some((d, true)),
+            }
+        };
+        let rule = || parts.rule.clone().map(|d| (d, false));
+        let cue = || parts.cue.clone().map(|d| (d, false));
+        let own = match policy.combine {
+            Combine::Rules => rule().or_else(cue),
+            Combine::RulesThenModel => rule().or_else(model).or_else(cue),
+            Combine::RulesThenModelOnly => rule().or_else(model),
+            Combine::ModelThenRules => model().or_else(rule).or_else(cue),
+            Combine::ModelThenRulesOnly => model().or_else(rule),
+            Combine::Model => model(),
+            Combine::ModelOrAgreement => {
+                // Without a model's reading (no model, or no words) the rules decide.
+                let top = parts.learned.as_ref().map(|(p, _)| p.class.as_str());
+                let agrees = |d: &Decision| d.tool.is_none() || top.is_none() || d.tool.as_deref() == top;
+                // A rule's question back (the question lacks what its tool needs) stands.
+                rule()
+                    .filter(|(d, _)| d.tool.is_none())
+                    .or_else(model)
+                    .or_else(|| rule().filter(|(d, _)| agrees(d)))
+                    .or_else(|| if parts.rule.is_none() { cue().filter(|(d, _)| agrees(d)) } else { None })
+            }
+        };
+        // The model's question back or decline to another surface stands; a question
+        // back uses a rule's own when one asked back (it knows what is missing), and
+        // offers the tool a rule chose first.
+        if let Some((d, true)) = &own
+            && d.tool.is_none()
+        {
+            let asks_back = parts.learned.as_ref().is_some_and(|(p, _)| p.class == learn::ASK_BACK);
+            return match &parts.rule {
+                Some(r) if asks_back && r.tool.is_none() => r.clone(),
+                Some(r) if asks_back => {
+                    let mut options: Vec<String> = r.tool.iter().cloned().collect();
+                    options.extend(parts.candidates.iter().filter(|c| r.tool.as_ref() != Some(*c)).cloned());
+                    self.unclear(facts, &options)
+                }
+                _ => d.clone(),
+            };
+        }
+        let own = own.map(|(d, _)| d);
         let other = elsewhere(&facts.frame(own.as_ref()), self.surface);
         match (own, other) {
             (own, Some(decline)) if !facts.keeps(own.as_ref()) => self.decline(decline, own.as_ref()),
             (Some(d), _) => d,
-            (None, _) => {
-                let mut d = facts.unclear().unwrap_or_else(|| Decision::ask_back(self.unclear, self.options));
-                // The tools the words point to come first among the options.
-                let scored = score(facts.words(), &self.scoring);
-                let mut options: Vec<String> = scored.candidates().take(3).map(str::to_string).collect();
-                for o in d.options.drain(..) {
-                    if !options.contains(&o) {
-                        options.push(o);
-                    }
-                }
-                d.options = options;
-                d
+            (None, _) => self.unclear(facts, &parts.candidates),
+        }
+    }
+
+    /// The question back when nothing claims a question: the facts' own or the
+    /// router's, with the tools the words point to first among the options.
+    fn unclear(&self, facts: &F, candidates: &[String]) -> Decision {
+        let mut d = facts.unclear().unwrap_or_else(|| Decision::ask_back(self.unclear, self.options));
+        let mut options: Vec<String> = candidates.to_vec();
+        for o in d.options.drain(..) {
+            if !options.contains(&o) {
+                options.push(o);
             }
         }
+        d.options = options;
+        d
+    }
+
+    /// What the model's top class means here: one of this surface's tools (with that
+    /// tool's arguments), a decline to another surface's tool, or a question back.
+    /// `None` when the top class is a tool that writes and the question does not ask
+    /// for the write (the write guard), or a tool no surface serves.
+    fn learned_decision(&self, facts: &F, p: &Prediction) -> Option<Decision> {
+        if p.class == learn::ASK_BACK {
+            let candidates: Vec<String> = p.candidates.iter().filter(|c| self.serves(c)).cloned().collect();
+            return Some(self.unclear(facts, &candidates));
+        }
+        if !self.serves(&p.class) {
+            Surface::owner_of(&p.class)?;
+            return Some(self.decline(Decision::elsewhere(&p.class), None));
+        }
+        if !writes_allowed(facts.words(), &p.class, &self.scoring) {
+            return None;
+        }
+        let tool = self.rules.iter().map(|r| r.tool).chain(self.options.iter().copied()).find(|t| *t == p.class)?;
+        Some(self.routed(facts, tool, format!("the learned model points to it (p = {:.2})", p.top)))
+    }
+
+    /// Whether this surface serves a tool.
+    fn serves(&self, tool: &str) -> bool {
+        Surface::find(self.surface).is_some_and(|s| s.allows(tool)) || tool.starts_with(&format!("{}.", self.surface))
     }
 
     /// What no rule claims, decided by the weight of evidence ([`crate::score`]): the
     /// best tool when it reaches the minimum and leads by the margin, with the
     /// arguments of the first rule of that tool whose condition holds.
-    fn scored(&self, facts: &F) -> Option<Decision> {
-        let q = facts.words();
-        let scored = score(q, &self.scoring);
+    fn scored(&self, facts: &F, scored: &Scored) -> Option<Decision> {
         let (tool, points, why) = scored.winner(self.scoring.min, self.scoring.margin).map(|w| (w.0, w.1, &w.2))?;
+        let words = why.iter().map(|w| format!("'{}'", w.replace('*', ""))).collect::<Vec<_>>().join(", ");
+        Some(self.routed(facts, tool, format!("the question's words point to it ({words}; score {points})")))
+    }
+
+    /// A route to `tool` with the arguments of the first rule of that tool whose
+    /// condition holds (or that rule's question back).
+    fn routed(&self, facts: &F, tool: &'static str, why: String) -> Decision {
+        let q = facts.words();
         let rule = self
             .rules
             .iter()
@@ -198,12 +373,11 @@ impl<F: Facts> Router<F> {
         let args = match rule.and_then(|r| r.args) {
             Some(extract) => match extract(&asked) {
                 Ok(a) => a,
-                Err(ask_back) => return Some(ask_back),
+                Err(ask_back) => return ask_back,
             },
             None => Args::new(),
         };
-        let words = why.iter().map(|w| format!("'{}'", w.replace('*', ""))).collect::<Vec<_>>().join(", ");
-        Some(Decision::to(tool, args, format!("the question's words point to it ({words}; score {points})")))
+        Decision::to(tool, args, why)
     }
 
     /// The first rule that claims the question, decided.
@@ -306,6 +480,7 @@ mod tests {
         options: &["toy.greet", "toy.wave"],
         decline_note: " Or greet here.",
         scoring: Scoring::NONE,
+        learned: Learned::none(),
     };
 
     #[test]

@@ -703,6 +703,7 @@ mod tests {
         options: &["t.echo", "t.big"],
         decline_note: "",
         scoring: crate::score::Scoring::NONE,
+        learned: crate::ask::Learned::none(),
     };
 
     #[derive(Deserialize, Serialize, JsonSchema)]

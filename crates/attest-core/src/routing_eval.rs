@@ -58,7 +58,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, o: &Tally) {
+    /// Add another tally's counts.
+    pub fn add(&mut self, o: &Tally) {
         self.right += o.right;
         self.wrong += o.wrong;
         self.declined += o.declined;

@@ -261,7 +261,7 @@ pub fn score(q: &Question, scoring: &Scoring) -> Scored {
 }
 
 /// Polite openings skipped before the verb of a request.
-const POLITE: &[&str] = &[
+pub const POLITE: &[&str] = &[
     "please", "pls", "plz", "can", "could", "would", "will", "you", "now", "go", "ahead", "and", "i", "want", "to",
     "i'd", "id", "like", "kindly", "then", "ok", "okay", "so", "hey", "hi", "just", "also", "need", "we", "let's",
     "lets", "let", "us", "me", "quickly", "yes",
@@ -285,7 +285,7 @@ pub fn asks_question(q: &Question) -> bool {
 }
 
 /// A tool that writes may be scored only when the question asks for the write.
-fn writes_allowed(q: &Question, tool: &str, scoring: &Scoring) -> bool {
+pub fn writes_allowed(q: &Question, tool: &str, scoring: &Scoring) -> bool {
     scoring.writes.iter().find(|w| w.tool == tool).is_none_or(|w| opens_with(q, w.verbs))
 }
 

@@ -94,6 +94,7 @@ pub static ROUTER: Router<Facts> = Router {
     options: DEFAULT_OPTIONS,
     decline_note: " If you meant your feed, say which: today's reading, a search of the archive, or the week by topic.",
     scoring: SCORING,
+    learned: attest_core::ask::Learned::new(include_str!("route-model.tsv"), attest_core::learn::Policy::CHOSEN),
 };
 
 /// The question back for an empty question.

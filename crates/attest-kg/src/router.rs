@@ -207,6 +207,7 @@ pub static ROUTER: Router<Facts> = Router {
     options: OPTIONS,
     decline_note: " If you meant the concepts you have read, say which: how two connect, what sits next to one, or your research areas.",
     scoring: SCORING,
+    learned: attest_core::ask::Learned::new(include_str!("route-model.tsv"), attest_core::learn::Policy::CHOSEN),
 };
 
 /// Route a `kg.ask` question to a knowledge tool, or ask back, or decline it to the

@@ -298,6 +298,7 @@ pub static ROUTER: Router<Facts> = Router {
     options: OPTIONS,
     decline_note: " If you meant your runs or drafts, say which: compare a family, list the runs, or check a draft.",
     scoring: SCORING,
+    learned: attest_core::ask::Learned::new(include_str!("route-model.tsv"), attest_core::learn::Policy::CHOSEN),
 };
 
 /// Words that mark a question as being about runs or drafts. When another surface's

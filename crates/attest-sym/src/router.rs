@@ -277,6 +277,7 @@ pub static ROUTER: Router<Facts> = Router {
     options: TOOLS,
     decline_note: " If you meant exact maths here, put the expression in the question or in expr.",
     scoring: SCORING,
+    learned: attest_core::ask::Learned::new(include_str!("route-model.tsv"), attest_core::learn::Policy::CHOSEN),
 };
 
 /// Route a question (with an optional expression) to a sym tool, ask back, or
