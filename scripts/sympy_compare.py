@@ -263,7 +263,11 @@ def sympy_op(r):
                a["expr"].replace(",", ";").split(";")]
         syms = sorted(set().union(*[e.free_symbols for e in eqs]), key=str)
         if r["field"] == "solutions" or any(sympy.Poly(e.lhs - e.rhs, *syms).total_degree() > 1 for e in eqs):
-            real = [t for t in sympy.nonlinsolve(eqs, syms) if all(v.is_real for v in t)]
+            sols = sympy.nonlinsolve(eqs, syms)
+            if r["field"] == "status" and any({str(s) for v in t for s in v.free_symbols} & {str(s) for s in syms}
+                                              for t in sols):
+                return "infinitely_many", time.perf_counter() - t  # a family in terms of an unknown
+            real = [t for t in sols if all(v.is_real for v in t)]
             res = "none" if not real else sorted(
                 [{str(k): str(v) for k, v in zip(syms, t)} for t in real], key=lambda d: sorted(d.items()))
             if r["field"] == "status":

@@ -189,14 +189,31 @@ pub fn limit(text: &str, var: Option<&str>, to: &str, direction: Option<&str>, l
             continue;
         }
         let r = lx.top(&f)?;
-        methods.extend(lx.methods.iter().copied());
-        let (r, note) = match r {
+        let mut confirmed = match r {
             L::Unk(why) => (L::Unk(why), String::new()),
             r => match lx.confirm(&f, &r) {
                 Ok(note) => (r, note),
                 Err(note) => (L::Unk(format!("the exact computation gave {} but {note}", show(&r))), note),
             },
         };
+        if matches!(confirmed.0, L::Unk(_)) && matches!(point, Point::NegInf) {
+            // At −∞ through x = −t: the rules that only work at +∞ (the dominant terms,
+            // the conjugate of a square root, whose `sqrt(x²) = |x|` is `−x` here) see
+            // `f(−t)` at +∞. The answer is confirmed on `f` itself at −∞.
+            let g = prep(&f.substitute(&|n| (n == v).then(|| Expr::neg(Expr::sym(&v)))));
+            let mut lt =
+                Lx { var: &v, point: Point::PosInf, side: -1, limits, steps: 0, depth: 0, methods: Vec::new() };
+            let rt = lt.top(&g)?;
+            if !matches!(rt, L::Unk(_))
+                && let Ok(note) = lx.confirm(&f, &rt)
+            {
+                lx.used("x = −t: the limit of f(−t) as t → +∞");
+                lx.methods.extend(lt.methods.iter().copied());
+                confirmed = (rt, note);
+            }
+        }
+        methods.extend(lx.methods.iter().copied());
+        let (r, note) = confirmed;
         found.push((s, Some(r), note));
     }
     out.method = methods.into_iter().map(str::to_string).collect();
@@ -443,6 +460,25 @@ impl Lx<'_> {
             self.used("rational function, cancelled");
             return Ok(r);
         }
+        if matches!(self.point, Point::PosInf)
+            && let Some((c, p)) = dominant(f, self.var, self.limits)
+        {
+            // Sums, products and rational powers of polynomials: c·x^p dominates.
+            let r = if p.is_zero() {
+                self.fin(c)
+            } else if p.is_negative() {
+                L::Fin(Expr::int(0))
+            } else {
+                match self.sign_of(&c) {
+                    Some(sg) if sg != 0 => Self::inf(sg),
+                    _ => L::Unk(format!("the sign of {c} is not known")),
+                }
+            };
+            if !matches!(r, L::Unk(_)) {
+                self.used("the dominant term c·x^p at +∞");
+                return Ok(r);
+            }
+        }
         let r = self.lim(f)?;
         if let L::Unk(_) = r {
             // One denominator for the whole, then L'Hôpital.
@@ -455,8 +491,67 @@ impl Lx<'_> {
                     return Ok(q);
                 }
             }
+            if let Some(g) = self.by_groups(f)? {
+                return Ok(g);
+            }
         }
         Ok(r)
+    }
+
+    /// `Σ Tᵢ·(pᵢ/q)` over one denominator `q` (a polynomial in the variable), where each
+    /// `Tᵢ` is a product of atoms other than the variable (`atan x`, `log x`) and `pᵢ` a
+    /// polynomial in the variable: each group's limit is `lim Tᵢ · lim pᵢ/q`, the
+    /// rational factor read off exactly; the sum of the groups when every one is
+    /// finite (or all infinite of one sign). `None` when the form does not fit.
+    fn by_groups(&mut self, f: &Expr) -> Result<Option<L>> {
+        let Ok(n) = self.nf(f) else { return Ok(None) };
+        let x = Atom::Sym(self.var.into());
+        if n.den.is_one() || n.den.atoms().iter().any(|a| *a != x) {
+            return Ok(None);
+        }
+        let mut groups: Vec<(crate::poly::Mono, Poly)> = Vec::new();
+        for (m, c) in n.num.0.iter() {
+            let (xs, rest): (crate::poly::Mono, crate::poly::Mono) = m.iter().cloned().partition(|(a, _)| *a == x);
+            let t = Poly::term(xs, c.clone());
+            match groups.iter_mut().find(|(r, _)| *r == rest) {
+                Some((_, p)) => *p = p.add(&t),
+                None => groups.push((rest, t)),
+            }
+        }
+        if groups.len() < 2 || groups.iter().all(|(r, _)| r.is_empty()) {
+            return Ok(None);
+        }
+        let mut acc = Expr::int(0);
+        let (mut pos, mut neg) = (false, false);
+        for (rest, p) in groups {
+            let q = Nf::make(p, n.den.clone(), &mut Cx::new(*self.limits))?.to_expr();
+            let Some(lq) = self.rational(&q)? else { return Ok(None) };
+            let t = Nf { num: Poly::term(rest, Q::one()), den: Poly::one() }.to_expr();
+            let lt = self.lim(&t)?;
+            let piece = match (lt, lq) {
+                (L::Fin(a), L::Fin(b)) => L::Fin(Expr::mul(a, b)),
+                (L::Fin(a), inf @ (L::Pos | L::Neg)) | (inf @ (L::Pos | L::Neg), L::Fin(a)) => match self.sign_of(&a) {
+                    Some(sg) if sg != 0 => Self::inf(sg * if matches!(inf, L::Pos) { 1 } else { -1 }),
+                    _ => return Ok(None),
+                },
+                (L::Pos, L::Pos) | (L::Neg, L::Neg) => L::Pos,
+                (L::Pos, L::Neg) | (L::Neg, L::Pos) => L::Neg,
+                _ => return Ok(None),
+            };
+            match piece {
+                L::Fin(c) => acc = Expr::add(acc, c),
+                L::Pos => pos = true,
+                L::Neg => neg = true,
+                L::Unk(_) => return Ok(None),
+            }
+        }
+        self.used("the numerator grouped by its non-polynomial factors, each group's limit taken apart");
+        Ok(Some(match (pos, neg) {
+            (true, true) => return Ok(None),
+            (true, false) => L::Pos,
+            (false, true) => L::Neg,
+            (false, false) => self.fin(acc),
+        }))
     }
 
     /// `|u|` is `u` or `−u` near the point when `u` keeps its sign there (on this side).
@@ -616,7 +711,9 @@ impl Lx<'_> {
                     match self.lim(t)? {
                         // sin u, cos u (and their positive powers) stay in [−1, 1]
                         // even where they oscillate: a squeeze if the rest vanishes.
-                        L::Unk(_) if is_bounded(t) => bounded = true,
+                        L::Unk(_) if is_bounded(t) || matches!(t, Expr::Add(v) if v.iter().all(is_bounded_term)) => {
+                            bounded = true
+                        }
                         L::Fin(c) => {
                             if self.is_zero(&c) {
                                 zero = true;
@@ -984,7 +1081,7 @@ pub(crate) fn is_bounded(e: &Expr) -> bool {
 /// A bounded term: a rational constant times products of bounded factors.
 fn is_bounded_term(e: &Expr) -> bool {
     match e {
-        Expr::Mul(v) => v.iter().all(|t| matches!(t, Expr::Num(_)) || is_bounded(t)),
+        Expr::Mul(v) => v.iter().all(|t| t.free_symbols().is_empty() || is_bounded_term(t)),
         e => is_bounded(e),
     }
 }
@@ -1092,6 +1189,13 @@ mod tests {
             ("sqrt(x^2 + x) - x", "oo", "1/2"),
             ("sqrt(4x^2 + 3x) - 2x", "oo", "3/4"),
             ("x - sqrt(x^2 - 1)", "oo", "0"),
+            ("sqrt(x^2 + x) + x", "-oo", "-1/2"),
+            ("x/sqrt(x^2 + 1)", "-oo", "-1"),
+            ("x/sqrt(x^2 + 1)", "oo", "1"),
+            ("sqrt(4x^2 + 1)/(x + 1)", "-oo", "-2"),
+            ("sqrt(x^2 - 3x) + x", "-oo", "3/2"),
+            ("(2x + 1)/sqrt(9x^2 + x)", "-oo", "-2/3"),
+            ("(x^2 atan(x) + x)/(x^2 + 1)", "oo", "pi/2"),
         ];
         for (e, to, want) in cases {
             let r = lim(e, to, None);

@@ -697,6 +697,11 @@ pub fn solve_system(text: &str, vars: Option<&[String]>, limits: &Limits) -> Res
     {
         return Ok(r);
     }
+    if !diffs.iter().all(linear)
+        && let Some(r) = crate::elim::curve(&diffs, &shown, &unknowns, limits)?
+    {
+        return Ok(r);
+    }
     let mut rows: Mat = Vec::new();
     for (d, text) in diffs.iter().zip(&shown) {
         let nf = normal_form(d, &mut cx)?;
@@ -815,7 +820,11 @@ fn by_substitution(
             let rest = crate::nf::Nf { num: cs.get(&0).cloned().unwrap_or_default(), den: crate::poly::Poly::one() };
             let u_of_v = rest.scale(&(-c.recip())).to_expr();
             let other = diffs[j].substitute(&|n| (n == u.as_str()).then(|| u_of_v.clone()));
-            let other = normal_form(&other, &mut cx)?.to_expr();
+            let other = normal_form(&other, &mut cx)?;
+            if other.is_zero() {
+                return Ok(None); // the second equation follows from the first: a curve
+            }
+            let other = other.to_expr();
             if other.free_symbols().iter().any(|s| s != v) {
                 continue;
             }

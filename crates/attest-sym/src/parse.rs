@@ -308,6 +308,8 @@ impl<'a> Lexer<'a> {
             "cdot" | "times" | "ast" => Tok::Star,
             "div" => Tok::Slash,
             "frac" | "dfrac" | "tfrac" => Tok::Frac,
+            // Read only inside `\frac{\partial}{\partial x}` (see `derivative_frac`).
+            "partial" => Tok::Word("∂"),
             "sqrt" => Tok::Sqrt,
             "lvert" | "rvert" | "vert" => Tok::Bar,
             "left" | "right" | "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr" | "quad"
@@ -641,6 +643,9 @@ impl<'a> Parser<'a> {
                 let n = number(s, self.limits).map_err(|m| SymError::parse(self.text, at, m))?;
                 self.node(Expr::Num(n))
             }
+            Tok::Word("∂") => Err(self.err(
+                "\\partial is read only as the operator \\frac{\\partial}{\\partial x} (or \\frac{\\partial^2}{\\partial x^2}) before an expression",
+            )),
             Tok::Word(w) => self.word(w),
             Tok::Open(_) | Tok::LBrace => self.group(),
             Tok::Bar => {
@@ -695,10 +700,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `\frac{d}{dx}` or `\frac{d^2}{dx^2}` followed by the operand.
+    /// `\frac{d}{dx}` or `\frac{d^2}{dx^2}` followed by the operand; also with
+    /// `\partial` for `d` (a partial derivative: the other variables held fixed, which
+    /// is what differentiating with respect to one variable does here).
     fn derivative_frac(&mut self) -> Result<Option<Expr>> {
         let t = |k: usize| *self.peek_at(k);
-        let d = Tok::Word("d");
+        let d = if t(1) == Tok::Word("∂") { Tok::Word("∂") } else { Tok::Word("d") };
         if t(0) != Tok::LBrace || t(1) != d {
             return Ok(None);
         }
@@ -954,6 +961,9 @@ mod tests {
         assert_eq!(p(r"\left( x + 1 \right)^2"), "(x + 1)^2");
         assert_eq!(p(r"|x - 1|"), "abs(x - 1)");
         assert_eq!(p(r"\frac{d}{dx} x^2"), "d/dx(x^2)");
+        assert_eq!(p(r"\frac{\partial}{\partial x} x^2 y"), "d/dx(x^2*y)");
+        assert_eq!(p(r"\frac{\partial^2}{\partial y^2} (x y^3)"), "d^2/dy^2(x*y^3)");
+        assert!(parse_expr(r"\partial f/\partial x", &Limits::default()).is_err());
         assert_eq!(p(r"d/dx (x^3)"), "d/dx(x^3)");
         assert_eq!(p(r"\ln x + \exp(2)"), "log(x) + exp(2)");
         assert_eq!(p(r"\pi r^2"), "pi*r^2");

@@ -778,9 +778,20 @@ fn present_system(r: &SystemSolution) -> (String, Vec<String>) {
         }
         "none" if r.evidence.is_none() => format!("no real solution found: {eqs}"),
         "none" => format!("no solution: {eqs} are inconsistent; {}", r.evidence.clone().unwrap_or_default()),
+        _ if r.notes.iter().any(|n| n.starts_with("family: ")) => {
+            let fams: Vec<&str> = r.notes.iter().filter_map(|n| n.strip_prefix("family: ")).collect();
+            let mut line = format!("infinitely many solutions of {eqs}: {}", clip_out(&fams.join("; or ")));
+            if !r.solutions.is_empty() {
+                line.push_str(&format!("; and the isolated solutions {}", clip_out(&pairs())));
+            }
+            line
+        }
         _ => format!("infinitely many solutions of {eqs}: {}, with {} free", clip_out(&vals()), r.free.join(", ")),
     };
-    let mut caveats = r.notes.clone();
+    let mut caveats: Vec<String> = r.notes.iter().filter(|n| !n.starts_with("family: ")).cloned().collect();
+    if let Some(e) = r.evidence.as_ref().filter(|_| r.status == "infinitely_many") {
+        caveats.push(format!("evidence: {e}"));
+    }
     caveats.push(format!("checked: {}", r.check));
     if r.solutions.iter().flat_map(|s| s.values()).any(|v| v.starts_with('≈')) {
         caveats.push("values marked ≈ are numeric, not exact".into());
