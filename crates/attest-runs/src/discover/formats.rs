@@ -86,8 +86,9 @@ fn mark_non_finite(text: &str) -> Option<String> {
             i += 1;
             continue;
         }
-        let rest = &text[i..];
-        let tok = ["-Infinity", "Infinity", "NaN"].into_iter().find(|t| rest.starts_with(t));
+        // Bytes, not `&text[i..]`: `i` may fall inside a multi-byte character.
+        let rest = &b[i..];
+        let tok = ["-Infinity", "Infinity", "NaN"].into_iter().find(|t| rest.starts_with(t.as_bytes()));
         if let Some(t) = tok {
             out.push_str(&text[last..i]);
             out.push('"');

@@ -175,7 +175,7 @@ impl Adapter {
                 "values read from MLflow are each metric's latest logged value (highest step, then latest time), not the best step and not the curve",
             ),
             Adapter::Wandb => Some(
-                "values read from W&B come from wandb-summary.json: each metric's last logged value, not the best step and not the curve (offline runs only have that file once synced or materialised)",
+                "values read from W&B are the run summary (wandb-summary.json, or for a run never synced the summary its transaction log records): each metric's last logged value, not the best step and not the curve",
             ),
         }
     }
@@ -412,7 +412,7 @@ pub fn diagnose_empty(dir: &Path) -> String {
     if !tracker.is_empty() {
         tracker.truncate(4);
         return format!(
-            "found {} but no run in it with a finite metric (deleted MLflow runs, and W&B runs whose wandb-summary.json holds only bookkeeping keys, are skipped; the scan's skipped list gives each one's reason)",
+            "found {} but no run in it with a finite metric (deleted MLflow runs, and W&B runs whose summary or transaction log holds only bookkeeping keys, are skipped; the scan's skipped list gives each one's reason)",
             tracker.join(" and ")
         );
     }

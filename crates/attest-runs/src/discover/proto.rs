@@ -1,7 +1,8 @@
 //! The few protobuf messages the tracker logs need, declared with prost from their
 //! published `.proto` files (only the fields read; prost skips the rest): TensorBoard's
 //! `Event`, `Summary` and `TensorProto` (tensorflow `event.proto`, `summary.proto`,
-//! `tensor.proto`), and W&B's transaction-log `Record` with its `RunRecord` (wandb
+//! `tensor.proto`), and W&B's transaction-log `Record` with the members the ledger
+//! reads (`history`, `summary`, `config`, `run`, `exit`, `environment`; wandb 0.31's
 //! `wandb_internal.proto`). A `oneof` member is declared as an optional field, which
 //! is the same on the wire. And TFRecord's masked CRC-32C, over the `crc32c` crate.
 
@@ -73,20 +74,162 @@ impl TensorProto {
     }
 }
 
-/// W&B's `wandb_internal.Record`: only its `run` member (of the `record_type` oneof).
+/// W&B's `wandb_internal.Record` (wandb 0.31's `wandb_internal.proto`): the members of
+/// its `record_type` oneof the ledger reads.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct WandbRecord {
-    /// The run record.
+    /// A row of `wandb.log` (`history`).
+    #[prost(message, optional, tag = "2")]
+    pub history: Option<WandbHistory>,
+    /// Changes to the run summary (`summary`).
+    #[prost(message, optional, tag = "3")]
+    pub summary: Option<WandbItems>,
+    /// Changes to the run config (`config`).
+    #[prost(message, optional, tag = "5")]
+    pub config: Option<WandbItems>,
+    /// The run record (`run`).
     #[prost(message, optional, tag = "17")]
     pub run: Option<WandbRun>,
+    /// How the run ended (`exit`, a `RunExitRecord`).
+    #[prost(message, optional, tag = "18")]
+    pub exit: Option<WandbExit>,
+    /// Where and what ran (`environment`).
+    #[prost(message, optional, tag = "26")]
+    pub environment: Option<WandbEnvironment>,
 }
 
-/// W&B's `wandb_internal.RunRecord`: only its display name.
+/// W&B's `wandb_internal.RunRecord`: its id, display name, initial config and start.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct WandbRun {
+    /// The run id (`hs128b2r`).
+    #[prost(string, tag = "1")]
+    pub run_id: String,
+    /// The config given to `wandb.init`.
+    #[prost(message, optional, tag = "4")]
+    pub config: Option<WandbItems>,
     /// The name shown in the W&B interface.
     #[prost(string, tag = "8")]
     pub display_name: String,
+    /// When the run started.
+    #[prost(message, optional, tag = "17")]
+    pub start_time: Option<Timestamp>,
+}
+
+/// `ConfigRecord` and `SummaryRecord`, which have the same shape: items set, then
+/// items removed.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WandbItems {
+    /// Items set.
+    #[prost(message, repeated, tag = "1")]
+    pub update: Vec<WandbItem>,
+    /// Items removed.
+    #[prost(message, repeated, tag = "2")]
+    pub remove: Vec<WandbItem>,
+}
+
+/// `ConfigItem`, `SummaryItem` and `HistoryItem`: a key (or a key path) and its value
+/// as JSON text.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WandbItem {
+    /// A flat key; empty when `nested_key` is used (wandb-core writes most keys so).
+    #[prost(string, tag = "1")]
+    pub key: String,
+    /// A key path.
+    #[prost(string, repeated, tag = "2")]
+    pub nested_key: Vec<String>,
+    /// The value as JSON (`0.514`, `"tiny-shakespeare"`, `NaN`).
+    #[prost(string, tag = "16")]
+    pub value_json: String,
+    /// `HistoryItem`'s typed integer (a member of its `value` oneof), when it is used
+    /// instead of `value_json`.
+    #[prost(sint64, optional, tag = "5")]
+    pub integer: Option<i64>,
+    /// `HistoryItem`'s typed number, likewise.
+    #[prost(double, optional, tag = "6")]
+    pub number: Option<f64>,
+}
+
+impl WandbItem {
+    /// The key path: `key`, else `nested_key`.
+    pub fn path(&self) -> Vec<&str> {
+        if self.key.is_empty() { self.nested_key.iter().map(String::as_str).collect() } else { vec![self.key.as_str()] }
+    }
+
+    /// The value: `value_json` parsed (Python's `NaN`/`Infinity` tokens accepted and
+    /// marked non-finite), else the typed number.
+    pub fn value(&self) -> Option<serde_json::Value> {
+        if !self.value_json.is_empty() {
+            return super::formats::parse_json(&self.value_json).ok();
+        }
+        match (self.number, self.integer) {
+            (Some(x), _) => serde_json::Number::from_f64(x).map(serde_json::Value::Number),
+            (None, Some(i)) => Some(serde_json::Value::from(i)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// `HistoryRecord`: one logged row and its step.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WandbHistory {
+    /// The row's values (W&B's own `_step`, `_runtime`, `_timestamp` among them).
+    #[prost(message, repeated, tag = "1")]
+    pub item: Vec<WandbItem>,
+    /// The step (`HistoryStep.num`).
+    #[prost(message, optional, tag = "2")]
+    pub step: Option<WandbStep>,
+}
+
+/// `HistoryStep`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WandbStep {
+    /// The step number.
+    #[prost(int64, tag = "1")]
+    pub num: i64,
+}
+
+/// `RunExitRecord`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WandbExit {
+    /// The process's exit code (0 when the script called `finish()`).
+    #[prost(int32, tag = "1")]
+    pub exit_code: i32,
+}
+
+/// `EnvironmentRecord`: the program that ran.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WandbEnvironment {
+    /// When it started.
+    #[prost(message, optional, tag = "3")]
+    pub started_at: Option<Timestamp>,
+    /// The program (an absolute path).
+    #[prost(string, tag = "6")]
+    pub program: String,
+    /// The program, relative to the repository or working directory.
+    #[prost(string, tag = "7")]
+    pub code_path: String,
+}
+
+/// `google.protobuf.Timestamp`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Timestamp {
+    /// Seconds since the Unix epoch.
+    #[prost(int64, tag = "1")]
+    pub seconds: i64,
+    /// Nanoseconds within the second.
+    #[prost(int32, tag = "2")]
+    pub nanos: i32,
+}
+
+impl Timestamp {
+    /// RFC 3339, UTC.
+    pub fn rfc3339(&self) -> Option<String> {
+        let t = time::OffsetDateTime::from_unix_timestamp_nanos(
+            i128::from(self.seconds) * 1_000_000_000 + i128::from(self.nanos),
+        )
+        .ok()?;
+        t.format(&time::format_description::well_known::Rfc3339).ok()
+    }
 }
 
 /// One field of a protobuf message, borrowed from the bytes it was read from.
