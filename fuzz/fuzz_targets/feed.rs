@@ -2,12 +2,7 @@
 //! cleaning and identifiers) never panics, and parses the same bytes the same way.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
+#[path = "../checks/feed.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let now = time::OffsetDateTime::from_unix_timestamp(1_790_000_000).unwrap();
-    let first = attest_feed::ingest::parse_feed(data, now).map(|f| format!("{f:?}")).map_err(|e| e.to_string());
-    let again = attest_feed::ingest::parse_feed(data, now).map(|f| format!("{f:?}")).map_err(|e| e.to_string());
-    assert_eq!(first, again);
-    let _ = attest_feed::ingest::parse_feeds_toml(&String::from_utf8_lossy(data));
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -2,24 +2,7 @@
 //! from a parsed payload, and TensorBoard event records never panic.
 #![no_main]
 
-use attest_runs::discover::{formats, payload, tfevents};
-use libfuzzer_sys::fuzz_target;
+#[path = "../checks/metrics.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    if let Ok(v) = formats::parse_json(&text) {
-        let _ = payload::metrics_from_payload(&v, None, None);
-        let _ = payload::metrics_from_payload(&v, Some(3), Some("test"));
-    }
-    let (rows, _, _) = formats::parse_jsonl(&text);
-    for row in rows.iter().take(64) {
-        let _ = payload::metrics_from_payload(row, None, None);
-    }
-    if let Ok(table) = formats::parse_csv(data) {
-        let _ = formats::label_column(&table.headers);
-        for row in table.rows.iter().take(64) {
-            let _ = formats::row_object(&table.headers, row);
-        }
-    }
-    let _ = tfevents::scalars(data);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -1,16 +1,7 @@
 //! The symbolic parser within its limits: any text is parsed or refused, never a panic.
 #![no_main]
 
-use attest_sym::limits::Limits;
-use attest_sym::parse::{parse_chain, parse_expr, parse_statement};
-use libfuzzer_sys::fuzz_target;
+#[path = "../checks/sym.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let limits = Limits::default();
-    let _ = parse_expr(text, &limits);
-    let _ = parse_statement(text, &limits);
-    let _ = parse_chain(text, &limits);
-    let _ = attest_sym::linalg::parse_matrices(text, &limits);
-    let _ = attest_sym::limit::parse_point(text, &limits);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -116,6 +116,13 @@ enum Command {
         /// Where to write it; must not exist.
         dest: PathBuf,
     },
+    /// Put a backup back as the database (--db / ATTEST_DB): the file is checked first
+    /// (SQLite's integrity check, attest's schema, not newer than this attest), its
+    /// rows counted, the current database saved beside it, then replaced in one step.
+    Restore {
+        /// The backup to restore (written by `attest backup`).
+        file: PathBuf,
+    },
     /// Copy this database (--db / ATTEST_DB) into another, such as a team's
     /// PostgreSQL database, table by table, and verify the row counts.
     Migrate {
@@ -315,10 +322,28 @@ pub fn main() -> ExitCode {
     match rt.block_on(run(cli.command, config, cli.json, cli.create)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("attest: {e:#}");
+            eprintln!("attest: {}", said_once(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes, each said once: a cause whose words are already there is
+/// left out, and so is a database driver's own text (attest's errors carry the database
+/// trouble in words naming the file and the fix, `attest_store::words`).
+fn said_once(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        if cause.downcast_ref::<sqlx::Error>().is_some() {
+            continue;
+        }
+        let text = cause.to_string();
+        if !text.is_empty() && !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
 }
 
 /// Why `--json` means nothing for a command (it prints no answer, or prints a format of
@@ -364,6 +389,7 @@ fn database_use(command: &Command) -> suggest::DbUse {
         | Command::Doctor { .. }
         | Command::Completions { .. }
         | Command::Man
+        | Command::Restore { .. }
         | Command::Demo { .. } => DbUse::None,
         _ => DbUse::Reads,
     }
@@ -399,6 +425,59 @@ async fn migrate(config: &Config, to: &std::path::Path, replace: bool, json: boo
             println!("  {t:<14} {n}");
         }
         println!("point ATTEST_DB (or --db) at {to_shown} to use it");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `attest restore FILE`: check the backup, save the current database, replace it.
+async fn restore(config: &Config, file: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    use attest_store::restore::RestoreError;
+    let shown = attest_store::shown(&config.db);
+    let restored = match attest_store::restore::restore(&config.db, file).await {
+        Ok(r) => r,
+        Err(e @ (RestoreError::Missing(_) | RestoreError::Same(_))) => return usage(e),
+        Err(e) => {
+            eprintln!("attest: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let checked = &restored.checked;
+    if json {
+        let tables: serde_json::Map<String, Value> =
+            checked.tables.iter().map(|(t, n)| (t.clone(), json!(n))).collect();
+        println!(
+            "{}",
+            json!({
+                "ok": true,
+                "database": shown,
+                "restored": file,
+                "schema_version": checked.version,
+                "rows": checked.total(),
+                "tables": tables,
+                "saved": restored.saved,
+                "saved_raw": restored.saved_raw,
+            })
+        );
+    } else {
+        println!(
+            "checked {}: SQLite's integrity check is ok, schema version {} (this attest: {}), {}:",
+            file.display(),
+            checked.version,
+            attest_store::known_version(),
+            attest_core::text::plural(checked.total() as usize, "row", "rows")
+        );
+        for (t, n) in &checked.tables {
+            println!("  {t:<14} {n}");
+        }
+        match &restored.saved {
+            Some(saved) if restored.saved_raw => println!(
+                "the database it replaced could not be read by SQLite; its bytes were saved as they were to {}",
+                saved.display()
+            ),
+            Some(saved) => println!("the database it replaced was saved to {}", saved.display()),
+            None => println!("there was no database at {shown} before"),
+        }
+        println!("restored {} as {shown}", file.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -439,6 +518,7 @@ async fn run(command: Command, config: Config, json: bool, create: bool) -> anyh
             Ok(ExitCode::SUCCESS)
         }
         Command::Migrate { to, replace } => migrate(&config, &to, replace, json).await,
+        Command::Restore { file } => restore(&config, &file, json).await,
         Command::Emit { target, bin_dir } => {
             let Some(found) = surfaces_for_agents(bin_dir, &config)? else {
                 return Ok(ExitCode::from(2));
@@ -661,6 +741,10 @@ async fn scan(project: Option<String>, explain: bool, config: &Config, json: boo
             (attest_runs::tools::scan_answer(r).into_value().used("runs.scan"), skipped)
         }
         Err(attest_runs::LedgerError::Refused(msg)) => (Answer::refuse(msg), Vec::new()),
+        Err(attest_runs::LedgerError::Store(e)) => {
+            let shown = attest_store::shown(&config.db);
+            anyhow::bail!("{}", attest_store::words(&e, Some(std::path::Path::new(&shown))))
+        }
         Err(e) => return Err(e.into()),
     };
     if json {

@@ -23,6 +23,7 @@ use sqlx::migrate::Migrator;
 use sqlx::{Connection, Pool, Row, Transaction};
 
 pub mod copy;
+pub mod restore;
 pub mod scratch;
 
 /// The database backend domain queries are written for: sqlx's `Any`, which is SQLite
@@ -218,6 +219,19 @@ pub enum StoreError {
         /// Its schema version.
         found: i64,
         /// The newest version this build knows.
+        known: i64,
+    },
+    /// A read-only database written by an older attest: it cannot be brought up to this
+    /// attest's schema without writing to it.
+    #[error(
+        "the database at {} is read-only and has schema version {found}, older than this attest's ({known}); make the file and its directory writable once so attest can bring it up to date, or open it with the attest that wrote it", path.display()
+    )]
+    ReadOnlyOld {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The version this build knows.
         known: i64,
     },
     /// A migration failed.
@@ -475,6 +489,7 @@ pub struct Store {
     pool: DbPool,
     path: Option<PathBuf>,
     dialect: Dialect,
+    read_only: bool,
 }
 
 /// The newest schema version this build knows (the same for both dialects).
@@ -506,6 +521,54 @@ pub const TABLES: &[&str] = &[
 /// the log (a first scan of the framework benchmark: 5.0 s → 4.1 s).
 const SQLITE_SETUP: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; \
      PRAGMA foreign_keys = ON; PRAGMA cache_size = -65536;";
+
+/// The settings of a read-only connection: no journal mode change (that would write),
+/// and `query_only`, so even SQL that would write is refused by SQLite itself.
+const SQLITE_READ_ONLY_SETUP: &str = "PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA query_only = ON;";
+
+/// Whether a path may not be written, by its permission bits (no write bit for anyone,
+/// which holds even for root, whom the kernel lets write anyway) or by the kernel's
+/// answer for this user (`access(W_OK)`: another owner's file, a read-only mount).
+fn not_writable(path: &Path) -> bool {
+    let bits = std::fs::metadata(path).map(|m| m.permissions().readonly()).unwrap_or(false);
+    bits || !may_write(path)
+}
+
+#[cfg(unix)]
+fn may_write(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return true };
+    // SAFETY: `c` is a valid NUL-terminated path for the duration of the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+#[cfg(not(unix))]
+fn may_write(_path: &Path) -> bool {
+    true
+}
+
+fn dir_of(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Whether an existing SQLite file must be opened read-only: the file, or the directory
+/// SQLite writes its write-ahead log into, is read-only.
+fn read_only_file(path: &Path) -> bool {
+    not_writable(path) || not_writable(&dir_of(path))
+}
+
+/// The read-only address of an existing file: `mode=ro`, plus `immutable=1` when the
+/// directory is read-only and there is no write-ahead log (SQLite can then neither
+/// create the log's index nor needs one; nothing can change the file meanwhile).
+fn read_only_url(path: &Path) -> Result<String, StoreError> {
+    let mut url = sqlite_url(path, "ro")?;
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    if not_writable(&dir_of(path)) && !wal.exists() {
+        url.push_str("&immutable=1");
+    }
+    Ok(url)
+}
 
 /// A file path as a `sqlite://` address the `Any` driver reads back to the same path.
 fn sqlite_url(path: &Path, mode: &str) -> Result<String, StoreError> {
@@ -539,6 +602,9 @@ impl Store {
 
     async fn open_file(path: &Path) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
+        if path.is_file() && read_only_file(path) {
+            return Store::open_file_read_only(path).await;
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|cause| StoreError::Dir { path: path.into(), cause })?;
         }
@@ -552,6 +618,45 @@ impl Store {
         first.close().await.map_err(open)?;
         let pool = sqlite_pool(4).connect_with(opts).await.map_err(open)?;
         Store::migrated(pool, Some(path.to_path_buf()), Dialect::Sqlite).await
+    }
+
+    /// A SQLite file that cannot (or must not) be written: opened read-only (SQLite's
+    /// `mode=ro`, and `immutable=1` when its directory is read-only and it has no
+    /// write-ahead log, since SQLite could not create one), never migrated, with
+    /// `query_only` on. Reads work; a write fails with SQLite's read-only code, which
+    /// [`Trouble::ReadOnly`] words as the file and the fix.
+    async fn open_file_read_only(path: &Path) -> Result<Store, StoreError> {
+        let opts: AnyConnectOptions =
+            read_only_url(path)?.parse().map_err(|cause| StoreError::Open { path: path.into(), cause })?;
+        let open = |cause| StoreError::Open { path: path.into(), cause };
+        let mut first = sqlx::AnyConnection::connect_with(&opts).await.map_err(open)?;
+        sqlx::Executor::execute(&mut first, SQLITE_READ_ONLY_SETUP).await.map_err(open)?;
+        first.close().await.map_err(open)?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(4)
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    sqlx::Executor::execute(&mut *conn, SQLITE_READ_ONLY_SETUP).await?;
+                    Ok(())
+                })
+            })
+            .connect_with(opts)
+            .await
+            .map_err(open)?;
+        let found = applied_version(&pool, Dialect::Sqlite).await.map_err(|e| match e {
+            StoreError::Sql(cause) => StoreError::Open { path: path.into(), cause },
+            other => other,
+        })?;
+        let known = known_version();
+        if found != known {
+            pool.close().await;
+            return Err(if found > known {
+                StoreError::TooNew { path: path.into(), found, known }
+            } else {
+                StoreError::ReadOnlyOld { path: path.into(), found, known }
+            });
+        }
+        Ok(Store { pool, path: Some(path.to_path_buf()), dialect: Dialect::Sqlite, read_only: true })
     }
 
     async fn open_postgres(url: &str) -> Result<Store, StoreError> {
@@ -616,7 +721,14 @@ impl Store {
             return Err(StoreError::TooNew { path: shown, found, known });
         }
         dialect.migrator().run(&pool).await.map_err(|cause| StoreError::Migrate { path: shown, cause })?;
-        Ok(Store { pool, path, dialect })
+        Ok(Store { pool, path, dialect, read_only: false })
+    }
+
+    /// Whether this database was opened read-only (a SQLite file or directory that is
+    /// read-only): reads work, and every write is refused in words
+    /// ([`Trouble::ReadOnly`]).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The pool domain queries run on.
@@ -845,6 +957,84 @@ mod tests {
             out.push(format!("{t:?}: {}", shown(t.explain(Some(&path)))));
         }
         insta::assert_snapshot!(out.join("\n\n"));
+    }
+
+    /// A database whose file (or directory) is read-only is opened read-only: reads
+    /// work, a write is refused in words naming the file and the fix, and nothing is
+    /// created beside it.
+    ///
+    /// What this proves when run as root (as CI does): root may write any file whatever
+    /// its mode, so without the read-only open the writes below would succeed; the
+    /// refusal comes from attest reading the permission bits and SQLite enforcing
+    /// `mode=ro` / `query_only`, not from the kernel. What it does not prove as root:
+    /// that an ordinary user in a read-only directory could not have opened the file
+    /// read-write (the kernel would stop them; `access(2)` is also consulted for them).
+    #[tokio::test]
+    async fn a_read_only_database_is_read_and_writes_are_refused_in_words() {
+        use std::os::unix::fs::PermissionsExt;
+        let set = |p: &Path, mode: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+        for case in ["file", "directory"] {
+            let dir = tempfile::tempdir().unwrap();
+            let sub = dir.path().join("ro");
+            let path = sub.join("attest.db");
+            let s = Store::open(&path).await.unwrap();
+            assert!(!s.is_read_only());
+            sqlx::query("INSERT INTO corpora (name) VALUES ('kept')").execute(s.pool()).await.unwrap();
+            s.close().await;
+            // Checkpoint by a last, graceful close, so no log is left beside the file.
+            let mut c = sqlx::AnyConnection::connect(&sqlite_url(&path, "rw").unwrap()).await.unwrap();
+            sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&mut c).await.unwrap();
+            c.close().await.unwrap();
+            let _ = std::fs::remove_file(sub.join("attest.db-wal"));
+            let _ = std::fs::remove_file(sub.join("attest.db-shm"));
+            match case {
+                "file" => set(&path, 0o444),
+                _ => set(&sub, 0o555),
+            }
+            let before: Vec<_> = std::fs::read_dir(&sub).unwrap().map(|e| e.unwrap().file_name()).collect();
+            let s = Store::open(&path).await.unwrap();
+            assert!(s.is_read_only(), "{case}");
+            let names: Vec<String> = sqlx::query_scalar("SELECT name FROM corpora").fetch_all(s.pool()).await.unwrap();
+            assert_eq!(names, vec!["kept"], "{case}");
+            let err = sqlx::query("INSERT INTO corpora (name) VALUES ('new')").execute(s.pool()).await.unwrap_err();
+            assert_eq!(Trouble::of(&err), Some(Trouble::ReadOnly), "{case}: {err}");
+            let said = words(&err, s.path());
+            assert!(said.contains(&path.display().to_string()) && said.contains("read-only"), "{said}");
+            let refused = stop(err, s.path(), "test");
+            assert!(refused.refusal().is_some_and(|a| !a.ok), "{case}");
+            let err = s.begin_write("ledger").await.unwrap_err();
+            assert_eq!(Trouble::of(&err), Some(Trouble::ReadOnly), "{case}: {err}");
+            s.close().await;
+            if case == "directory" {
+                let after: Vec<_> = std::fs::read_dir(&sub).unwrap().map(|e| e.unwrap().file_name()).collect();
+                assert_eq!(after, before, "nothing is created in a read-only directory");
+            }
+            set(&sub, 0o755);
+            set(&path, 0o644);
+            // Writable again: opened read-write, as before.
+            let s = Store::open(&path).await.unwrap();
+            assert!(!s.is_read_only());
+            s.close().await;
+        }
+    }
+
+    /// A read-only database from an older attest cannot be migrated: refused in words.
+    #[tokio::test]
+    async fn a_read_only_database_of_an_older_schema_is_refused_in_words() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let s = Store::open(&path).await.unwrap();
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = $1")
+            .bind(known_version())
+            .execute(s.pool())
+            .await
+            .unwrap();
+        s.close().await;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let err = Store::open(&path).await.unwrap_err();
+        assert!(matches!(err, StoreError::ReadOnlyOld { .. }), "{err}");
+        assert!(err.to_string().contains("make the file and its directory writable"), "{err}");
     }
 
     #[tokio::test]
