@@ -207,6 +207,14 @@ async fn every_tool_declares_annotations_and_an_output_schema() {
 #[tokio::test]
 async fn asking_reaches_the_right_tool_in_one_call() {
     let s = start(&[]).await;
+    // An item question before any item was shown asks which.
+    let (out, text, _) = s.call("feed.ask", json!({"question": "why is this ranked so high?", "user": "alice"})).await;
+    assert_eq!(out["ok"], false);
+    insta::assert_json_snapshot!(
+        "ask_which_item",
+        redacted(&json!({"structured": out, "text": text}), &[(s.base.as_str(), "[feeds]/")])
+    );
+    assert!(!out["options"].as_array().unwrap().is_empty(), "{out:#}");
     // "What should I read today?" is feed.list, with the ranking-quality note.
     let (out, text, _) = s.call("feed.ask", json!({"question": "what should I read today?", "user": "alice"})).await;
     assert_eq!(out["ok"], true, "{out:#}");
@@ -252,14 +260,11 @@ async fn asking_reaches_the_right_tool_in_one_call() {
     let (out, _, _) = s.call("feed.ask", json!({"question": "preview this feed", "url": s.url("arxiv-cs.rss")})).await;
     assert_eq!(out["tool_used"], "feed.source_preview", "{out:#}");
     assert_eq!(out["ok"], true, "{out:#}");
-    // An item question with no item asks which.
-    let (out, text, _) = s.call("feed.ask", json!({"question": "why is this ranked so high?", "user": "chem"})).await;
-    assert_eq!(out["ok"], false);
-    insta::assert_json_snapshot!(
-        "ask_which_item",
-        redacted(&json!({"structured": out, "text": text}), &[(s.base.as_str(), "[feeds]/")])
-    );
-    assert!(!out["options"].as_array().unwrap().is_empty(), "{out:#}");
+    // An item question with no item is about the item the session was just shown.
+    let (out, _, _) = s.call("feed.ask", json!({"question": "why is this ranked so high?", "user": "chem"})).await;
+    assert_eq!(out["tool_used"], "feed.explain", "{out:#}");
+    assert_eq!(out["ok"], true, "{out:#}");
+    assert!(out.to_string().contains(&format!("item:{first}")), "{out:#}");
     // A question for another surface names it.
     let (out, text, _) = s.call("feed.ask", json!({"question": "which arm of my sweep won?", "user": "chem"})).await;
     assert_eq!(out["ok"], false);
@@ -312,14 +317,16 @@ async fn every_result_validates_and_bad_input_is_a_refusal() {
         ("feed.search", json!({"user": "chem", "query": "catalysis", "limit": 17}), Some(false)),
         ("feed.read", json!({"user": "chem", "item_id": item}), Some(true)),
         ("feed.read", json!({"user": "chem", "item_id": 999999}), Some(false)),
-        ("feed.read", json!({"user": "chem"}), Some(false)),
+        // No id: the item the session was shown last (feed.list above).
+        ("feed.read", json!({"user": "chem"}), Some(true)),
         ("feed.rate", json!({"user": "chem", "item_id": item, "useful": true}), Some(true)),
         ("feed.rate", json!({"user": "chme", "item_id": item, "useful": true}), Some(false)),
         ("feed.rate", json!({"user": "chem", "item_id": 999999, "useful": true}), Some(false)),
         ("feed.rate", json!({"user": "chem", "item_id": item, "useful": true, "source": "robot"}), Some(false)),
         // `useful` defaults to true (as a routed "mark it" always did).
         ("feed.rate", json!({"user": "chem", "item_id": item}), Some(true)),
-        ("feed.rate", json!({"user": "chem"}), Some(false)),
+        // No id: the item the session was shown last (feed.list above).
+        ("feed.rate", json!({"user": "chem"}), Some(true)),
         ("feed.explain", json!({"user": "chem", "item_id": item}), Some(true)),
         ("feed.explain", json!({"user": "chem", "item_id": -1}), Some(false)),
         ("feed.digest", json!({"user": "chem"}), Some(true)),

@@ -230,9 +230,113 @@ pub fn normalise_tag(raw: &str) -> Option<String> {
     if t.is_empty() { None } else { Some(t) }
 }
 
+/// Most authors kept per item (a collaboration paper can list thousands).
+pub const MAX_AUTHORS: usize = 50;
+
+/// The authors of an entry from the names its feed gives (RSS `author` /
+/// `dc:creator`, Atom `author`, JSON Feed `authors`), cleaned, in order, without
+/// repeats: HTML removed; an RSS `email (Name)` is the name, a bare address nothing;
+/// one field listing several people (`A. One, B. Two and C. Three`, `One; Two`) is
+/// split, but a single inverted name (`Curie, Marie`: one comma, one word either side)
+/// becomes `Marie Curie`; `et al.`, `and others` and `Anonymous` are not names. At most
+/// [`MAX_AUTHORS`], each at most 100 characters.
+pub fn authors<'a>(raw: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for field in raw {
+        let text = collapse_ws(&strip_html(field));
+        for name in split_names(&text) {
+            let name: String = name.chars().take(100).collect();
+            if out.len() < MAX_AUTHORS && seen.insert(name.to_lowercase()) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The names one author field holds (see [`authors`]).
+fn split_names(text: &str) -> Vec<String> {
+    let mut text = text.trim().to_string();
+    // `jane@example.org (Jane Doe)`: the name in brackets; a bare address is no name.
+    if text.contains('@') {
+        match (text.find('('), text.rfind(')')) {
+            (Some(a), Some(b)) if a < b => text = text[a + 1..b].trim().to_string(),
+            _ => return Vec::new(),
+        }
+    }
+    // What is left of `jane@example.org (Jane Doe)` once the address is taken off.
+    if text.starts_with('(') && text.ends_with(')') {
+        text = text[1..text.len() - 1].trim().to_string();
+    }
+    // `… et al.` ends the list.
+    if let Some(at) = text.to_lowercase().find("et al") {
+        text.truncate(at);
+    }
+    let words_in = |s: &str| s.split_whitespace().count();
+    let suffix = |s: &str| matches!(s.trim_end_matches('.').to_lowercase().as_str(), "jr" | "sr" | "ii" | "iii" | "iv");
+    let mut parts: Vec<String> = Vec::new();
+    for field in text.split(';') {
+        let commas: Vec<&str> = field.split(',').map(str::trim).collect();
+        match commas.as_slice() {
+            // `Curie, Marie` is one person; `King, Jr.` keeps its suffix.
+            [family, given] if words_in(family) == 1 && words_in(given) == 1 => {
+                parts.push(if suffix(given) { format!("{family} {given}") } else { format!("{given} {family}") });
+            }
+            _ => parts.extend(commas.iter().map(|s| s.to_string())),
+        }
+    }
+    let mut names = Vec::new();
+    for part in parts {
+        // `A. One and B. Two`, `A. One & B. Two`.
+        let mut cur: Vec<&str> = Vec::new();
+        for w in part.split_whitespace().chain(std::iter::once("&")) {
+            if w.eq_ignore_ascii_case("and") || w == "&" {
+                let name = cur.join(" ");
+                let lower = name.to_lowercase();
+                let no_name = matches!(lower.as_str(), "" | "others" | "anonymous" | "unknown" | "n/a")
+                    || !name.chars().any(char::is_alphabetic);
+                if !no_name {
+                    names.push(name);
+                }
+                cur.clear();
+            } else {
+                cur.push(w);
+            }
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn authors_are_names_in_order_however_the_feed_writes_them() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["A. Author, B. Author"], &["A. Author", "B. Author"]),
+            (&["Ada Lovelace and Charles Babbage"], &["Ada Lovelace", "Charles Babbage"]),
+            (
+                &["Ada Lovelace, Charles Babbage and Mary Somerville"],
+                &["Ada Lovelace", "Charles Babbage", "Mary Somerville"],
+            ),
+            (&["Curie, Marie"], &["Marie Curie"]),
+            (&["Curie, Marie; Curie, Pierre"], &["Marie Curie", "Pierre Curie"]),
+            (&["editor@journal.example (Jane Doe)"], &["Jane Doe"]),
+            (&["(Jane Doe)"], &["Jane Doe"]),
+            (&["noreply@journal.example"], &[]),
+            (&["<b>Émilie du Châtelet</b>"], &["Émilie du Châtelet"]),
+            (&["Li Wei et al."], &["Li Wei"]),
+            (&["Ada Lovelace", "ada lovelace", "Anonymous", "  "], &["Ada Lovelace"]),
+            (&["King, Jr."], &["King Jr."]),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(authors(raw.iter().copied()), *want, "{raw:?}");
+        }
+        let many: Vec<String> = (0..80).map(|i| format!("Person {i}")).collect();
+        assert_eq!(authors(many.iter().map(String::as_str)).len(), MAX_AUTHORS);
+    }
 
     #[test]
     fn strips_tags_and_decodes_entities() {

@@ -85,6 +85,9 @@ pub struct Item {
     pub arxiv_id: Option<String>,
     /// Categories the feed carried, normalised, sorted.
     pub tags: Vec<String>,
+    /// The people the feed names as its authors, in its order ([`clean::authors`]).
+    #[serde(default)]
+    pub authors: Vec<String>,
 }
 
 /// An item ready to be stored: cleaned text plus its dedup keys.
@@ -112,6 +115,8 @@ pub struct NewItem {
     /// Keyphrase tags extracted from the title and summary (stored with origin
     /// `keyphrase`); filled by the feed crate's `ingest::add_keyphrases`, empty otherwise.
     pub keyphrases: Vec<String>,
+    /// The authors the feed names ([`clean::authors`]); empty when it names none.
+    pub authors: Vec<String>,
 }
 
 impl NewItem {
@@ -150,6 +155,7 @@ impl NewItem {
             arxiv_id,
             tags,
             keyphrases: Vec::new(),
+            authors: Vec::new(),
         }
     }
 }

@@ -20,11 +20,16 @@ use crate::{FeedError, Result};
 /// PostgreSQL 65,535; this stays far below both).
 const CHUNK: usize = 500;
 
-/// Rows per multi-row item insert (ten parameters each).
-const INSERT_ROWS: usize = 50;
+/// Rows per multi-row item insert (eleven parameters each). Few statements matter on
+/// SQLite: each one that writes the full-text index flushes FTS5's pending terms as a
+/// new segment (a statement savepoint), which later merges cost.
+const INSERT_ROWS: usize = 250;
+
+/// Rows per multi-row tag insert (three parameters each).
+const TAG_ROWS: usize = 500;
 
 const ITEM_COLUMNS: &str = "i.id, i.feed_id, f.title AS source, i.guid, i.title, i.url, i.summary, i.published, \
-     i.first_seen, i.content_hash, i.doi, i.arxiv_id";
+     i.first_seen, i.content_hash, i.doi, i.arxiv_id, i.authors";
 
 const FEED_COLUMNS: &str = "f.id, f.url, f.title, f.etag, f.last_modified, f.last_fetched, f.last_error, f.added_at, \
      (SELECT count(*) FROM items i WHERE i.feed_id = f.id) AS item_count";
@@ -43,6 +48,9 @@ pub struct Subscription {
     /// False when the address was already subscribed.
     pub created: bool,
 }
+
+/// New items in one batch after which PostgreSQL's planner statistics are refreshed.
+const ANALYZE_AFTER: usize = 1_000;
 
 /// What [`FeedStore::add_items`] did with a batch.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -102,6 +110,17 @@ fn placeholders(start: usize, n: usize) -> String {
     (start..start + n).map(|k| format!("${k}")).collect::<Vec<_>>().join(", ")
 }
 
+/// Parameter `k` (1-based) of a bulk statement: `$k` on PostgreSQL, a plain `?` on SQLite
+/// (bound in order). sqlx asks SQLite the name of every parameter it binds, and SQLite
+/// finds a numbered one by walking its list of names, so a statement with n `$k`
+/// parameters costs O(n²) to bind; plain `?`s have no names.
+fn mark(dialect: attest_store::Dialect, k: usize) -> String {
+    match dialect {
+        attest_store::Dialect::Sqlite => "?".to_string(),
+        attest_store::Dialect::Postgres => format!("${k}"),
+    }
+}
+
 fn item_from_row(r: &DbRow) -> Item {
     Item {
         id: r.get("id"),
@@ -117,6 +136,7 @@ fn item_from_row(r: &DbRow) -> Item {
         doi: r.get("doi"),
         arxiv_id: r.get("arxiv_id"),
         tags: Vec::new(),
+        authors: serde_json::from_str(r.get::<String, _>("authors").as_str()).unwrap_or_default(),
     }
 }
 
@@ -340,8 +360,14 @@ impl FeedStore {
     ///    trigger). An entry without a date is dated `now`.
     pub async fn add_items(&self, feed_id: Option<i64>, items: &[NewItem], now: &str) -> Result<AddOutcome> {
         let mut tx = self.write_tx().await?;
-        let out = add_items_tx(&mut tx, feed_id, items, now).await?;
+        let out = add_items_tx(&mut tx, self.store().dialect(), feed_id, items, now).await?;
         tx.commit().await?;
+        // PostgreSQL plans search from table statistics, which autovacuum refreshes only
+        // later: after a large batch they are refreshed now, or a freshly filled archive
+        // is searched with plans made for an empty one (tens of times slower).
+        if self.store().dialect() == attest_store::Dialect::Postgres && out.added >= ANALYZE_AFTER {
+            sqlx::query("ANALYZE items, item_tags").execute(self.pool()).await?;
+        }
         Ok(out)
     }
 
@@ -868,11 +894,17 @@ async fn wipe_tx(tx: &mut Transaction<'static, Db>, reader_id: i64) -> Result<Wi
 }
 
 /// Values of `column` among `keys` that are already stored (optionally within one feed).
-async fn existing(tx: &mut Transaction<'static, Db>, column: &str, keys: &HashSet<&str>) -> Result<HashSet<String>> {
+async fn existing(
+    tx: &mut Transaction<'static, Db>,
+    dialect: attest_store::Dialect,
+    column: &str,
+    keys: &HashSet<&str>,
+) -> Result<HashSet<String>> {
     let keys: Vec<&str> = keys.iter().copied().collect();
     let mut out = HashSet::new();
     for chunk in keys.chunks(CHUNK) {
-        let sql = format!("SELECT DISTINCT {column} FROM items WHERE {column} IN ({})", placeholders(1, chunk.len()));
+        let marks: Vec<String> = (1..=chunk.len()).map(|k| mark(dialect, k)).collect();
+        let sql = format!("SELECT DISTINCT {column} FROM items WHERE {column} IN ({})", marks.join(", "));
         let mut q = sqlx::query_scalar::<_, String>(&sql);
         for k in chunk {
             q = q.bind(*k);
@@ -882,33 +914,44 @@ async fn existing(tx: &mut Transaction<'static, Db>, column: &str, keys: &HashSe
     Ok(out)
 }
 
+/// Authors as stored: a JSON array of names.
+fn authors_json(authors: &[String]) -> String {
+    serde_json::to_string(authors).unwrap_or_else(|_| "[]".into())
+}
+
 async fn add_items_tx(
     tx: &mut Transaction<'static, Db>,
+    dialect: attest_store::Dialect,
     feed_id: Option<i64>,
     items: &[NewItem],
     now: &str,
 ) -> Result<AddOutcome> {
     // What the archive already holds, fetched in bulk for the whole batch.
-    let mut by_guid: HashMap<String, (i64, String)> = HashMap::new();
+    let mut by_guid: HashMap<String, (i64, String, bool)> = HashMap::new();
     if let Some(fid) = feed_id {
         let guids: Vec<&str> = items.iter().map(|i| i.guid.as_str()).collect();
         for chunk in guids.chunks(CHUNK) {
+            let marks: Vec<String> = (2..=chunk.len() + 1).map(|k| mark(dialect, k)).collect();
             let sql = format!(
-                "SELECT id, guid, content_hash FROM items WHERE feed_id = $1 AND guid IN ({})",
-                placeholders(2, chunk.len())
+                "SELECT id, guid, content_hash, authors FROM items WHERE feed_id = {} AND guid IN ({})",
+                mark(dialect, 1),
+                marks.join(", ")
             );
             let mut q = sqlx::query(&sql).bind(fid);
             for g in chunk {
                 q = q.bind(*g);
             }
             for r in q.fetch_all(&mut **tx).await? {
-                by_guid.insert(r.get("guid"), (r.get("id"), r.get("content_hash")));
+                let no_authors = r.get::<String, _>("authors") == "[]";
+                by_guid.insert(r.get("guid"), (r.get("id"), r.get("content_hash"), no_authors));
             }
         }
     }
-    let mut hashes = existing(tx, "content_hash", &items.iter().map(|i| i.content_hash.as_str()).collect()).await?;
-    let mut dois = existing(tx, "doi", &items.iter().filter_map(|i| i.doi.as_deref()).collect()).await?;
-    let mut arxiv = existing(tx, "arxiv_id", &items.iter().filter_map(|i| i.arxiv_id.as_deref()).collect()).await?;
+    let mut hashes =
+        existing(tx, dialect, "content_hash", &items.iter().map(|i| i.content_hash.as_str()).collect()).await?;
+    let mut dois = existing(tx, dialect, "doi", &items.iter().filter_map(|i| i.doi.as_deref()).collect()).await?;
+    let mut arxiv =
+        existing(tx, dialect, "arxiv_id", &items.iter().filter_map(|i| i.arxiv_id.as_deref()).collect()).await?;
 
     let mut out = AddOutcome::default();
     let mut seen_guids: HashSet<&str> = HashSet::new();
@@ -918,11 +961,13 @@ async fn add_items_tx(
             out.skipped += 1;
             continue;
         }
-        if let Some((id, old_hash)) = by_guid.get(&it.guid) {
+        if let Some((id, old_hash, no_authors)) = by_guid.get(&it.guid) {
+            let authors = authors_json(&it.authors);
             if *old_hash != it.content_hash && !hashes.contains(&it.content_hash) {
                 sqlx::query(
                     "UPDATE items SET title = $1, summary = $2, url = coalesce($3, url), content_hash = $4, \
-                     doi = coalesce(doi, $5), arxiv_id = coalesce(arxiv_id, $6) WHERE id = $7",
+                     doi = coalesce(doi, $5), arxiv_id = coalesce(arxiv_id, $6), \
+                     authors = CASE WHEN $8 = '[]' THEN authors ELSE $8 END WHERE id = $7",
                 )
                 .bind(&it.title)
                 .bind(&it.summary)
@@ -931,11 +976,20 @@ async fn add_items_tx(
                 .bind(&it.doi)
                 .bind(&it.arxiv_id)
                 .bind(id)
+                .bind(&authors)
                 .execute(&mut **tx)
                 .await?;
                 hashes.insert(it.content_hash.clone());
                 out.updated += 1;
             } else {
+                if *no_authors && !it.authors.is_empty() {
+                    // An item stored before the feed's authors were kept gets them now.
+                    sqlx::query("UPDATE items SET authors = $1 WHERE id = $2")
+                        .bind(&authors)
+                        .bind(id)
+                        .execute(&mut **tx)
+                        .await?;
+                }
                 out.skipped += 1;
             }
             continue;
@@ -961,25 +1015,13 @@ async fn add_items_tx(
     for chunk in fresh.chunks(INSERT_ROWS) {
         let values = (0..chunk.len())
             .map(|r| {
-                let b = r * 10;
-                format!(
-                    "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, ${})",
-                    b + 1,
-                    b + 2,
-                    b + 3,
-                    b + 4,
-                    b + 5,
-                    b + 6,
-                    b + 7,
-                    b + 8,
-                    b + 9,
-                    b + 10
-                )
+                let row: Vec<String> = (1..=11).map(|c| mark(dialect, r * 11 + c)).collect();
+                format!("({})", row.join(", "))
             })
             .collect::<Vec<_>>()
             .join(", ");
         let sql = format!(
-            "INSERT INTO items (feed_id, guid, title, url, summary, published, content_hash, doi, arxiv_id, first_seen) \
+            "INSERT INTO items (feed_id, guid, title, url, summary, published, content_hash, doi, arxiv_id, first_seen, authors) \
              VALUES {values}"
         );
         let mut q = sqlx::query(&sql);
@@ -994,11 +1036,12 @@ async fn add_items_tx(
                 .bind(&it.content_hash)
                 .bind(&it.doi)
                 .bind(&it.arxiv_id)
-                .bind(now);
+                .bind(now)
+                .bind(authors_json(&it.authors));
         }
         q.execute(&mut **tx).await?;
-        let sql =
-            format!("SELECT id, content_hash FROM items WHERE content_hash IN ({})", placeholders(1, chunk.len()));
+        let marks: Vec<String> = (1..=chunk.len()).map(|k| mark(dialect, k)).collect();
+        let sql = format!("SELECT id, content_hash FROM items WHERE content_hash IN ({})", marks.join(", "));
         let mut q = sqlx::query(&sql);
         for it in chunk {
             q = q.bind(&it.content_hash);
@@ -1013,9 +1056,16 @@ async fn add_items_tx(
             tags.extend(it.tags.iter().map(|t| (id, t.as_str(), "feed")));
             tags.extend(it.keyphrases.iter().map(|t| (id, t.as_str(), "keyphrase")));
         }
-        for part in tags.chunks(CHUNK / 3) {
+        for part in tags.chunks(TAG_ROWS) {
             let values = (0..part.len())
-                .map(|k| format!("(${}, ${}, ${})", 3 * k + 1, 3 * k + 2, 3 * k + 3))
+                .map(|k| {
+                    format!(
+                        "({}, {}, {})",
+                        mark(dialect, 3 * k + 1),
+                        mark(dialect, 3 * k + 2),
+                        mark(dialect, 3 * k + 3)
+                    )
+                })
                 .collect::<Vec<_>>();
             let sql = format!(
                 "INSERT INTO item_tags (item_id, tag, origin) VALUES {} ON CONFLICT DO NOTHING",

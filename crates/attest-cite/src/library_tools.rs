@@ -306,6 +306,8 @@ async fn from_item(shelf: &Shelf, id: i64) -> Result<NewEntry, Stop> {
         url: item.url.clone(),
         abstract_text: item.summary.clone(),
         tags: item.tags.clone(),
+        // The authors the feed names; a citation source that knows the work wins below.
+        authors: item.authors.clone(),
         origin: Some(Origin::Item),
         origin_ref: item.id.to_string(),
         item_id: Some(item.id),
@@ -313,7 +315,9 @@ async fn from_item(shelf: &Shelf, id: i64) -> Result<NewEntry, Stop> {
     };
     // A citation source that knows the same work gives what a feed item lacks.
     if let Some(r) = known {
-        work.authors = r.authors.clone();
+        if !r.authors.is_empty() {
+            work.authors = r.authors.clone();
+        }
         work.year = r.year.or(work.year);
         work.key = Some(r.key.clone());
     }

@@ -242,14 +242,17 @@ async fn fixture() -> Fixture {
             Some("2024-01-02T00:00:00Z".into()),
             tags(&["transformers", "attention", "cs.LG"]),
         ),
-        NewItem::build(
-            "b",
-            "Message passing on molecules with graph neural networks",
-            Some("https://example.org/gnn".into()),
-            "Graph neural networks predict molecular properties.",
-            Some("2023-05-01T00:00:00Z".into()),
-            tags(&["graph-neural-networks", "chemistry"]),
-        ),
+        NewItem {
+            authors: vec!["Ngozi Okafor".into(), "Tomás Ruiz".into()],
+            ..NewItem::build(
+                "b",
+                "Message passing on molecules with graph neural networks",
+                Some("https://example.org/gnn".into()),
+                "Graph neural networks predict molecular properties.",
+                Some("2023-05-01T00:00:00Z".into()),
+                tags(&["graph-neural-networks", "chemistry"]),
+            )
+        },
     ];
     archive.add_items(None, &items, NOW).await.unwrap();
     let shelf = Shelf::new(store, Sources::lazy(config));
@@ -338,6 +341,13 @@ async fn library_tools_answer_whole() {
     }
     let all = call(&f, "cite.export", json!({})).await;
     seen.push(json!({"call": "cite.export", "args": {}, "answer": all}));
+    // A feed item saved keeps the authors its feed named, and the author filter finds it.
+    for (tool, args) in
+        [("cite.save", json!({"item_id": 2})), ("cite.search", json!({"author": "okafor", "year": "2023"}))]
+    {
+        let answer = call(&f, tool, args.clone()).await;
+        seen.push(json!({"call": tool, "args": args, "answer": answer}));
+    }
     insta::assert_yaml_snapshot!("library_tools", seen);
 }
 

@@ -199,6 +199,7 @@ pub fn parse_feed(bytes: &[u8], now: OffsetDateTime) -> Result<ParsedFeed> {
             .map(|c| if c.term.trim().is_empty() { c.label.clone().unwrap_or_default() } else { c.term.clone() })
             .chain(title_cats);
         let mut item = NewItem::build(e.id.trim(), title, url, summary, published, tags);
+        item.authors = clean::authors(e.authors.iter().filter_map(|p| p.name.as_deref()));
         if item.doi.is_none() {
             item.doi = own.iter().find_map(|h| clean::find_doi(h)).or_else(|| clean::labelled_doi(&flat));
         }

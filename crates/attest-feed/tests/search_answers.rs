@@ -26,6 +26,10 @@ struct Case {
     closest: Option<bool>,
     kind: Option<String>,
     source: Option<String>,
+    /// Every row's authors contain this.
+    author: Option<String>,
+    /// Every row was published in this year.
+    year: Option<String>,
     ok: Option<bool>,
 }
 
@@ -86,6 +90,16 @@ async fn search_cases() {
             && (items.is_empty() || items.iter().any(|i| !i.source.as_deref().unwrap_or("").contains(s.as_str())))
         {
             problems.push(format!("sources {:?}", items.iter().map(|i| &i.source).collect::<Vec<_>>()));
+        }
+        if let Some(w) = &case.author
+            && (items.is_empty() || items.iter().any(|i| !i.authors.join(", ").contains(w.as_str())))
+        {
+            problems.push(format!("authors {:?}", items.iter().map(|i| &i.authors).collect::<Vec<_>>()));
+        }
+        if let Some(y) = &case.year
+            && (items.is_empty() || items.iter().any(|i| !i.published.starts_with(y.as_str())))
+        {
+            problems.push(format!("dates {:?}", items.iter().map(|i| &i.published).collect::<Vec<_>>()));
         }
         if !problems.is_empty() {
             failures.push(format!("{}: {}", case.name, problems.join("; ")));

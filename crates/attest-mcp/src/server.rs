@@ -57,17 +57,15 @@ impl Served {
     }
 }
 
-tokio::task_local! {
-    static SESSION: u64;
-}
-
 /// The session a tool call is running for: a number unique in this process, the same for
 /// every call of one MCP session (one stdio process, one `Mcp-Session-Id`), and `None`
 /// outside a call. Shared resources use it to take turns between sessions, so that one
 /// client's queue of slow calls cannot hold up another's (the symbolic surface's worker
 /// pool: `attest_sandbox::Pool::call_in`).
+/// The session is kept by `attest_core::session`, so tools that never link MCP (the
+/// feed's memory of the item it last showed) read the same number.
 pub fn current_session() -> Option<u64> {
-    SESSION.try_with(|id| *id).ok()
+    attest_core::session::current()
 }
 
 fn tools_description(surface: &Surface) -> &'static str {
@@ -175,7 +173,7 @@ impl Session {
         }
         // A panicking handler is a fault like any other: it is answered, never dropped.
         let call = AssertUnwindSafe(self.served.catalogue.call(name, args)).catch_unwind();
-        match SESSION.scope(self.id, call).await {
+        match attest_core::session::scope(self.id, call).await {
             Ok(Ok(answer)) => (render(self.word_next(answer)), changed),
             Ok(Err(fault)) => {
                 tracing::error!(tool = name, error = ?fault, "internal fault");

@@ -37,6 +37,8 @@ pub struct Context {
     /// How a person fills an empty archive from the surface serving this context, and
     /// the tools that do it: said when a read finds nothing to rank.
     fill: (&'static str, &'static [&'static str]),
+    /// What each client session was last shown ([`super::shown`]).
+    shown: super::shown::ShownMemory,
 }
 
 impl std::fmt::Debug for Context {
@@ -143,6 +145,7 @@ impl Context {
             reader_generations: Default::default(),
             search_only: false,
             fill: ("fill it on the feed surface (attest-feed) or with `attest ingest`", &[]),
+            shown: Default::default(),
         }
     }
 
@@ -151,6 +154,18 @@ impl Context {
     pub fn with_fill_hint(mut self, text: &'static str, tools: &'static [&'static str]) -> Context {
         self.fill = (text, tools);
         self
+    }
+
+    /// Remember the items an answer of `tool` showed `reader` in the current session
+    /// (ids with titles, in the order shown), so a reply with no item id can be about
+    /// them. An answer that showed nothing changes nothing.
+    pub fn remember_shown(&self, tool: &'static str, reader: &str, items: Vec<(i64, String)>) {
+        self.shown.remember(tool, reader, items);
+    }
+
+    /// What the current session was last shown, if anything.
+    pub fn last_shown(&self) -> Option<super::shown::Shown> {
+        self.shown.last()
     }
 
     /// How to fill an empty archive, and the tools that do it.

@@ -16,14 +16,16 @@ mod context;
 mod reader;
 mod replies;
 mod search;
+mod shown;
 
 use attest_core::Hints;
 
 pub use common::{fault, feed_fault, more_line, quality_value, raise_limit, titles, unknown_item, unknown_item_near};
 pub use context::{Context, Fingerprint, Window, window_for};
 pub use reader::{reader_for, reader_names, with_notice};
-pub use replies::{Row, Searched, item_ref, row};
+pub use replies::{Row, Searched, byline, item_ref, row};
 pub use search::{SearchArgs, search_items, search_tool};
+pub use shown::{MAX_SESSIONS, Shown};
 
 /// Most rows any list returns.
 pub const MAX_LIMIT: i64 = 16;

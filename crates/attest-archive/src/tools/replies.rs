@@ -23,6 +23,10 @@ pub struct Row {
     pub published: String,
     /// Up to three of its tags.
     pub tags: Vec<String>,
+    /// Its authors as the feed names them, the first three then "et al." (absent when
+    /// the feed names none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authors: Option<String>,
     /// The reader's verdict, when they rated it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rated: Option<bool>,
@@ -39,9 +43,21 @@ pub fn row(it: &Item, rated: Option<bool>) -> Row {
         source: it.source.as_deref().map(|s| clip(s, 40)),
         published: it.published.get(..10).unwrap_or(&it.published).to_string(),
         tags: it.tags.iter().take(3).map(|t| clip(t, 32)).collect(),
+        authors: byline(&it.authors),
         rated,
         kind: None,
     }
+}
+
+/// Authors as a line shows them: up to three names, then "et al."; `None` for none.
+pub fn byline(authors: &[String]) -> Option<String> {
+    const SHOWN: usize = 3;
+    if authors.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = authors.iter().take(SHOWN).map(|a| clip(a, 40)).collect();
+    let more = if authors.len() > SHOWN { " et al." } else { "" };
+    Some(format!("{}{more}", names.join(", ")))
 }
 
 /// An item's ref: `item:<id>` with its address, when it has one.

@@ -37,6 +37,30 @@ const PREFERENCE: f64 = 0.25;
 /// Deepest offset a search pages to.
 const MAX_OFFSET: usize = 1_000;
 
+/// A year or a range of years (`2024`, `2020-2024`, `2020-`, `-2024`) as the stamps it
+/// spans: from the first day, up to (not including) the first day after.
+fn years(text: &str) -> Option<(Option<String>, Option<String>)> {
+    let year = |s: &str| -> Option<Option<i32>> {
+        let s = s.trim();
+        if s.is_empty() {
+            return Some(None);
+        }
+        let y: i32 = s.parse().ok()?;
+        (1000..=2999).contains(&y).then_some(Some(y))
+    };
+    let (from, to) = match text.split_once(['-', '–']) {
+        Some((a, b)) => (year(a)?, year(b)?),
+        None => {
+            let y = year(text)?;
+            (y, y)
+        }
+    };
+    if from.is_none() && to.is_none() || from.zip(to).is_some_and(|(f, t)| f > t) {
+        return None;
+    }
+    Some((from.map(|y| format!("{y:04}-01-01T00:00:00Z")), to.map(|y| format!("{:04}-01-01T00:00:00Z", y + 1))))
+}
+
 /// A date argument as a stamp; the refusal's text when it is not a date.
 fn date_arg(name: &str, v: Option<&str>) -> Result<Option<String>, String> {
     match v.map(str::trim).filter(|s| !s.is_empty()) {
@@ -58,6 +82,20 @@ pub async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
         Ok(v) => v,
         Err(why) => return Ok(Answer::refuse(why)),
     };
+    // `year` narrows the dates (the later start, the earlier end).
+    let (since, until) = match a.year.as_deref().map(str::trim).filter(|y| !y.is_empty()) {
+        None => (since, until),
+        Some(y) => match years(y) {
+            Some((from, to)) => ([since, from].into_iter().flatten().max(), [until, to].into_iter().flatten().min()),
+            None => {
+                return Ok(Answer::refuse(format!(
+                    "feed.search: year must be a year or a range like 2024, 2020-2024, 2020- or -2024 (got '{}')",
+                    clip(y, 40)
+                )));
+            }
+        },
+    };
+    let author = a.author.clone().filter(|t| crate::search::name_words(t).iter().any(|w| !w.is_empty()));
     let kind = match a.kind.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
         None => None,
         Some(k) => match Kind::parse(k) {
@@ -78,9 +116,10 @@ pub async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
         && until.is_none()
         && source.is_none()
         && kind.is_none()
+        && author.is_none()
     {
         return Ok(Answer::refuse(
-            "feed.search needs a query (what to look for, e.g. query=\"asymmetric hydrogenation\"), or a filter: tag, source, kind, since=YYYY-MM-DD or until=YYYY-MM-DD. For today's reading, use feed.list.",
+            "feed.search needs a query (what to look for, e.g. query=\"asymmetric hydrogenation\"), or a filter: tag, source, kind, author, year, since=YYYY-MM-DD or until=YYYY-MM-DD. For today's reading, use feed.list.",
         )
         .with_options(vec!["feed.list".into()]));
     }
@@ -106,9 +145,10 @@ pub async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
         source: source.clone(),
         kind,
         limit: SEARCH_POOL,
+        author: author.clone(),
     };
     let found = search::find(&ctx.store, &q, SEARCH_POOL.max(offset + limit)).await?;
-    let filters = describe_filters(&a, tag.as_deref(), source.as_deref(), kind);
+    let filters = describe_filters(&a, tag.as_deref(), source.as_deref(), kind, author.as_deref());
     if found.hits.is_empty() && found.closest.is_empty() {
         let what = if a.query.trim().is_empty() {
             format!("nothing in the archive matches the filters ({filters}). Drop or widen a filter")
@@ -176,6 +216,7 @@ pub async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
         })
         .collect();
     let refs = shown.iter().map(|i| item_ref(i.id, i.url.as_deref())).collect();
+    ctx.remember_shown("feed.search", &reader.name, shown.iter().map(|i| (i.id, i.title.clone())).collect());
     let total = pool.len();
     let more = total.saturating_sub(offset + rows.len());
     let at_least = if found.capped && !weak { "at least " } else { "" };
@@ -247,10 +288,22 @@ pub async fn search_items(ctx: &Context, a: SearchArgs) -> Outcome {
 
 /// The filters of a search, as a person would read them ("preprints, from arXiv, since
 /// 2026-10-01").
-fn describe_filters(a: &SearchArgs, tag: Option<&str>, source: Option<&str>, kind: Option<Kind>) -> String {
+fn describe_filters(
+    a: &SearchArgs,
+    tag: Option<&str>,
+    source: Option<&str>,
+    kind: Option<Kind>,
+    author: Option<&str>,
+) -> String {
     let mut parts = Vec::new();
     if let Some(k) = kind {
         parts.push(format!("{}s", k.as_str()));
+    }
+    if let Some(w) = author {
+        parts.push(format!("by '{}'", clip(w.trim(), 40)));
+    }
+    if let Some(y) = a.year.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        parts.push(format!("year {}", clip(y, 12)));
     }
     if let Some(t) = tag {
         parts.push(format!("tagged '{}'", clip(t, 40)));
@@ -285,6 +338,13 @@ pub struct SearchArgs {
     /// Only items published before this date (`YYYY-MM-DD`).
     #[serde(default)]
     pub until: Option<String>,
+    /// Only items an author of which is named so (every word of it in one author's
+    /// name, any case: `Curie`, `Marie Curie`), as the feed names its authors.
+    #[serde(default)]
+    pub author: Option<String>,
+    /// Only items published in this year or range (`2024`, `2020-2024`, `2020-`, `-2024`).
+    #[serde(default)]
+    pub year: Option<String>,
     /// Only items from feeds whose title or address contains this (e.g. `arxiv`, `Synthesis Letters`).
     #[serde(default)]
     pub source: Option<String>,
@@ -310,7 +370,7 @@ pub fn search_tool(ctx: Arc<Context>) -> Tool {
         ToolSpec::new(
             "feed.search",
             "Search the archive",
-            "Search the whole archive of the reader's feeds for a topic, best matches first.\n\nFull-text search with stemming (words, \"quoted phrases\", tags like cs.LG); title and tag matches rank higher and the reader's ranking only breaks near-ties. When nothing matches well it says so and lists the closest. Filters: kind (paper, preprint, survey, release, post), source, tag, since/until=YYYY-MM-DD; page with offset or page.",
+            "Search the whole archive of the reader's feeds for a topic, best matches first.\n\nFull-text search with stemming (words, \"quoted phrases\", tags like cs.LG); title and tag matches rank higher and the reader's ranking only breaks near-ties. When nothing matches well it says so and lists the closest. Filters: kind (paper, preprint, survey, release, post), source, tag, author, year, since/until=YYYY-MM-DD; page with offset or page.",
             WRITE_IDEMPOTENT,
         ),
         move |a: SearchArgs| {

@@ -18,6 +18,7 @@ mod context;
 mod personas;
 mod reading;
 mod replies;
+mod session;
 mod sources;
 
 use std::sync::Arc;
@@ -25,8 +26,8 @@ use std::sync::Arc;
 use attest_core::{Catalogue, Config, Hints, Tool, ToolSpec};
 use attest_store::Store;
 
+use crate::FeedStore;
 use crate::research::ResearchArgs;
-use crate::{FeedStore, router};
 
 pub use args::{
     AskContext, ConfirmArgs, CreateArgs, DigestArgs, ItemArgs, ListArgs, MergeArgs, PreviewArgs, RateArgs,
@@ -74,7 +75,7 @@ pub fn tools(ctx: Arc<Context>) -> Catalogue {
             "Ask about your reading feed in plain words: what should I read today, anything new on X, why is this ranked here, mark this useful, subscribe to a feed.\n\nRoutes the question to one feed tool by fixed rules (an unclear question is asked back with options; another surface's question names that surface). Pass user, and item_id or url when the question is about one item or feed. To run a specific tool directly, pass tool=<name> and args={...}. Show refs' urls as links, and relay the caveat whole.",
             Hints { read_only: false, destructive: false, idempotent: false, open_world: true },
         ),
-        &router::ROUTER,
+        session::Remembering::leak(Arc::clone(&ctx)),
         &["user", "item_id", "url"],
     ));
     tool!(

@@ -36,6 +36,7 @@ pub(super) async fn list(ctx: &Context, a: ListArgs) -> Outcome {
     let items = ctx.store.items(&ids).await?;
     let rows: Vec<Row> = items.iter().map(|i| row(i, None)).collect();
     let refs = items.iter().map(|i| item_ref(i.id, i.url.as_deref())).collect();
+    ctx.remember_shown("feed.list", &reader.name, items.iter().map(|i| (i.id, i.title.clone())).collect());
     let more = ranking.candidates.saturating_sub(rows.len());
     let line = if rows.is_empty() {
         let counts = ctx.store.counts().await?;
@@ -77,8 +78,10 @@ pub(super) async fn list(ctx: &Context, a: ListArgs) -> Outcome {
 
 // ---- feed.read / feed.rate / feed.explain ------------------------------------------------
 
-/// The item a call is about: by id, else by its address (link or GUID); neither is
-/// asked back.
+/// The item a call is about: by id, else by its address (link or GUID), else the one
+/// item this session was last shown (`feed.read`, a one-row list…); after an answer
+/// that showed several, which one is asked back with their ids; with nothing shown,
+/// the id is asked for.
 async fn item_for(ctx: &Context, tool: &str, id: Option<i64>, url: Option<&str>) -> Result<Item, Stop> {
     let id = match (id, url.map(str::trim).filter(|u| !u.is_empty())) {
         (Some(id), _) => id,
@@ -89,14 +92,20 @@ async fn item_for(ctx: &Context, tool: &str, id: Option<i64>, url: Option<&str>)
             ))
             .with_options(["feed.search", "feed.source_add"])
         })?,
-        (None, None) => {
-            return Err(Stop::ask_back(
-                format!(
-                    "Which item? Pass item_id (from feed.list or feed.search) or its url, and {tool} runs in the same call."
-                ),
-                [tool, "feed.list", "feed.search"],
-            ));
-        }
+        (None, None) => match ctx.last_shown() {
+            Some(shown) => match shown.single() {
+                Some(id) => id,
+                None => return Err(which_of(tool, &shown)),
+            },
+            None => {
+                return Err(Stop::ask_back(
+                    format!(
+                        "Which item? Pass item_id (from feed.list or feed.search) or its url, and {tool} runs in the same call."
+                    ),
+                    [tool, "feed.list", "feed.search"],
+                ));
+            }
+        },
     };
     match ctx.store.item(id).await {
         Ok(Some(it)) => Ok(it),
@@ -108,29 +117,60 @@ async fn item_for(ctx: &Context, tool: &str, id: Option<i64>, url: Option<&str>)
     }
 }
 
+/// The question back after an answer that showed several items: which one, by id.
+pub(super) fn which_of(tool: &str, shown: &attest_archive::tools::Shown) -> Stop {
+    let (question, options) = which_question(tool, shown);
+    Stop::ask_back(question, options)
+}
+
+/// [`which_of`]'s question and options.
+pub(super) fn which_question<'t>(tool: &'t str, shown: &attest_archive::tools::Shown) -> (String, [&'t str; 3]) {
+    const NAMED: usize = 5;
+    let named: Vec<String> =
+        shown.items.iter().take(NAMED).map(|(id, title)| format!("item {id} '{}'", clip(title, 60))).collect();
+    let more = shown.items.len().saturating_sub(NAMED);
+    let more = if more > 0 { format!(" (and {more} more)") } else { String::new() };
+    let question = format!(
+        "Which item? The last answer ({}) showed {}: {}{more}. Say which, e.g. 'item {} useful', or pass item_id to {tool}.",
+        shown.tool,
+        plural(shown.items.len(), "item", "items"),
+        named.join(", "),
+        shown.items.first().map_or(0, |i| i.0)
+    );
+    let options = if tool == "feed.rate" {
+        ["feed.rate", "feed.read", "feed.explain"]
+    } else {
+        [tool, "feed.rate", if tool == "feed.read" { "feed.explain" } else { "feed.read" }]
+    };
+    (question, options)
+}
+
 pub(super) async fn read(ctx: &Context, a: ItemArgs) -> Outcome {
     let it = item_for(ctx, "feed.read", a.item_id, a.url.as_deref()).await?;
     let (reader, notice) = reader_for(ctx, "feed.read", &a.user).await?;
     ctx.store.record_engagement(reader.id, it.id, EngagementKind::Read).await?;
     let verdict = ctx.store.click(reader.id, it.id).await?.map(|c| c.useful);
     let summary = clip(&it.summary, SUMMARY_CHARS);
+    let by = attest_archive::tools::byline(&it.authors).map(|b| format!("; {b}")).unwrap_or_default();
     let src = it
         .source
         .as_deref()
-        .map(|s| format!(" ({s}, {})", &it.published[..10.min(it.published.len())]))
-        .unwrap_or_default();
+        .map(|s| format!(" ({s}, {}{by})", &it.published[..10.min(it.published.len())]))
+        .unwrap_or_else(|| if by.is_empty() { String::new() } else { format!(" ({})", &by[2..]) });
     let line = format!(
         "{}{src}: {}",
         clip(&it.title, 160),
         if summary.is_empty() { "no summary in the feed".to_string() } else { clip(&summary, 300) }
     );
     let refs = vec![item_ref(it.id, it.url.as_deref())];
+    ctx.remember_shown("feed.read", &reader.name, vec![(it.id, it.title.clone())]);
     let data = ReadItem {
         row: row(&it, verdict),
         url: it.url.as_deref().map(|u| clip(u, URL_CHARS)),
         summary,
         doi: it.doi.clone(),
         arxiv_id: it.arxiv_id.clone(),
+        all_authors: if it.authors.len() > 3 { it.authors.clone() } else { Vec::new() },
     };
     Ok(Answer::ok(with_notice(line, &notice), data).with_refs(refs).into_value())
 }
@@ -168,6 +208,7 @@ pub(super) async fn rate(ctx: &Context, a: RateArgs) -> Outcome {
     if !active && !evidence.is_empty() {
         caveats.push("the ratings only say useful so far, so they do not change the order yet: mark an item not useful to let them count".to_string());
     }
+    ctx.remember_shown("feed.rate", &reader.name, vec![(it.id, it.title.clone())]);
     let data = Rated {
         user: reader.name.clone(),
         item_id: it.id,
@@ -197,6 +238,7 @@ pub(super) async fn explain_tool(ctx: &Context, a: ItemArgs) -> Outcome {
         return Ok(unknown_item(it.id));
     };
     ctx.store.record_engagement(reader.id, it.id, EngagementKind::Explain).await?;
+    ctx.remember_shown("feed.explain", &reader.name, vec![(it.id, it.title.clone())]);
     let line = format!("'{}': {}", clip(&it.title, 90), e.text);
     Ok(Answer::ok(with_notice(line, &notice), e).with_refs(vec![item_ref(it.id, it.url.as_deref())]).into_value())
 }
@@ -274,6 +316,9 @@ pub(super) async fn digest(ctx: &Context, a: DigestArgs) -> Outcome {
         })
         .collect();
     refs.truncate(attest_core::budget::rows(MAX_LIMIT as usize));
+    let shown: Vec<(i64, String)> =
+        out.iter().flat_map(|g| g.items.iter().map(|r| (r.item_id, r.title.clone()))).collect();
+    ctx.remember_shown("feed.digest", &reader.name, shown);
     let named = out.iter().filter(|g| !g.concepts.is_empty()).count();
     let heads: Vec<String> = out
         .iter()

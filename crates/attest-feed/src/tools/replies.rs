@@ -37,6 +37,9 @@ pub struct ReadItem {
     pub doi: Option<String>,
     /// Its arXiv id, if known.
     pub arxiv_id: Option<String>,
+    /// Every author the feed names, in order (the row's `authors` shows three).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub all_authors: Vec<String>,
 }
 
 /// What `feed.rate` returns.
