@@ -55,87 +55,22 @@ fn tuning_questions_never_write_unasked() {
     routing::tuning("runs", &["runs.record", "runs.scan"], route);
 }
 
-/// The training questions (`tests/routing/tuning/` and `tests/routing/train/<writer>/`,
-/// never `holdout/`), writer by writer, and this surface's case table.
-fn training() -> Vec<attest_core::learn::Source> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/routing");
-    let mut dirs = vec!["tuning".to_string()];
-    let mut writers: Vec<String> = std::fs::read_dir(format!("{root}/train"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .map(|e| format!("train/{}", e.file_name().to_string_lossy()))
-        .collect();
-    writers.sort();
-    dirs.extend(writers);
-    let mut files = Vec::new();
-    for dir in dirs {
-        let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            let name = format!("{dir}/{}", p.file_name().unwrap_or_default().to_string_lossy());
-            files.push((name, std::fs::read_to_string(&p).expect("a training file reads")));
-        }
-    }
-    let mut sources = attest_core::learn::sources(&files).expect("the training files parse");
-    // This surface's case table is trained on too (never a fold of the cross-validation):
-    // a decline whose first option is another surface's tool is that tool's question.
-    let surface = attest_core::surface::Surface::find("runs").expect("a surface");
-    let (mut lines, mut given) = (Vec::new(), Vec::new());
-    for c in routing::cases(include_str!("routing_cases.toml")) {
-        let t = c.tool.clone().or_else(|| c.options.first().filter(|o| !surface.allows(o)).cloned());
-        lines.push(attest_core::routing_eval::Labelled { s: "runs".into(), q: c.q, t, args: c.args });
-        given.push(c.given);
-    }
-    sources.push(attest_core::learn::Source { name: "cases/runs".into(), lines, given, fold: false });
-    sources
-}
-
-/// The committed model (`src/route-model.tsv`) is exactly what training on the training
-/// files gives; `ATTEST_BLESS=1` rewrites it.
+/// The committed model (`src/route-model.tsv`) is exactly what training on the
+/// training files gives; `ATTEST_BLESS=1` rewrites it.
 #[test]
 fn the_committed_model_is_retrained_from_the_training_files() {
-    let text = ROUTER.model_text(&training());
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/route-model.tsv");
-    if std::env::var_os("ATTEST_BLESS").is_some() {
-        std::fs::write(path, &text).expect("the model writes");
-        return;
-    }
     let committed = include_str!("../src/route-model.tsv");
-    assert!(attest_core::learn::Model::parse(committed).is_ok(), "the committed model does not parse");
-    assert!(
-        committed == text,
-        "src/route-model.tsv is not what the training files give: ATTEST_BLESS=1 cargo nextest run -p attest-runs --test routing"
+    routing::committed_model_is_retrained(
+        &ROUTER,
+        "runs",
+        include_str!("routing_cases.toml"),
+        env!("CARGO_MANIFEST_DIR"),
+        committed,
     );
 }
 
-/// Cross-validation by writer over the training files: every policy's tally is printed
-/// (`CV` lines, for `specs/routing.md`), and the chosen policy does no worse than the
-/// rules alone.
+/// Cross-validation by writer over the training files (`CV` lines for specs/routing.md).
 #[test]
 fn cross_validation_by_writer() {
-    use attest_core::learn::{Policy, Training, grid};
-    // ROUTING_CV_TRAINING="epochs,rate,l2,other" tries other training settings.
-    let mut t = Training::DEFAULT;
-    if let Ok(v) = std::env::var("ROUTING_CV_TRAINING") {
-        let v: Vec<f64> = v.split(',').map(|x| x.parse().expect("a number")).collect();
-        (t.epochs, t.rate, t.l2, t.other) = (v[0] as usize, v[1], v[2], v[3]);
-    }
-    let table = ROUTER.cross_validate(&training(), &grid(), &t);
-    for (p, t) in &table {
-        eprintln!(
-            "CV\truns\t{:?}\t{}\t{}\t{}\t{}\t{}\t{}",
-            p.combine, p.min, p.margin, t.right, t.wrong, t.declined, t.turns
-        );
-    }
-    let of = |want: &Policy| table.iter().find(|(p, _)| p == want).map(|(_, t)| *t).expect("in the grid");
-    let (chosen, rules) = (of(&Policy::CHOSEN), of(&Policy::RULES));
-    assert!(chosen.right >= rules.right, "chosen {chosen:?}, rules alone {rules:?}");
+    routing::cross_validation_by_writer(&ROUTER, "runs", include_str!("routing_cases.toml"));
 }

@@ -253,3 +253,90 @@ pub fn tuning(surface: &str, writes: &[&str], route: impl Fn(&str) -> Decision) 
     assert!(bad.is_empty(), "a write chosen for a question that did not ask for it:\n{}", bad.join("\n"));
     report
 }
+
+/// The training questions of the surface `ns` (feed, runs, kg, sym) for its learned
+/// model: `tests/routing/tuning/` and every writer's `tests/routing/train/<writer>/`
+/// (never `holdout/`), writer by writer, then the surface's case table (trained on but
+/// never a fold of the cross-validation; a decline whose first option is another
+/// surface's tool is that tool's question).
+pub fn training(ns: &str, cases_toml: &str) -> Vec<attest_core::learn::Source> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/routing");
+    let listed = |dir: &str| -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> =
+            std::fs::read_dir(format!("{root}/{dir}")).into_iter().flatten().flatten().map(|e| e.path()).collect();
+        v.sort();
+        v
+    };
+    let mut dirs = vec!["tuning".to_string()];
+    dirs.extend(
+        listed("train")
+            .into_iter()
+            .filter(|p| p.is_dir())
+            .map(|p| format!("train/{}", p.file_name().unwrap_or_default().to_string_lossy())),
+    );
+    let mut files = Vec::new();
+    for dir in dirs {
+        for p in listed(&dir).into_iter().filter(|p| p.extension().is_some_and(|x| x == "jsonl")) {
+            let name = format!("{dir}/{}", p.file_name().unwrap_or_default().to_string_lossy());
+            files.push((name, std::fs::read_to_string(&p).expect("a training file reads")));
+        }
+    }
+    let mut sources = attest_core::learn::sources(&files).expect("the training files parse");
+    let surface = attest_core::surface::Surface::find(ns).expect("a surface");
+    let (mut lines, mut given) = (Vec::new(), Vec::new());
+    for c in cases(cases_toml) {
+        let t = c.tool.clone().or_else(|| c.options.first().filter(|o| !surface.allows(o)).cloned());
+        lines.push(attest_core::routing_eval::Labelled { s: ns.into(), q: c.q, t, args: c.args });
+        given.push(c.given);
+    }
+    sources.push(attest_core::learn::Source { name: format!("cases/{ns}"), lines, given, fold: false });
+    sources
+}
+
+/// The committed model (`<crate_dir>/src/route-model.tsv`, whose text is `committed`) is
+/// exactly what training on [`training`] gives; `ATTEST_BLESS=1` rewrites it.
+pub fn committed_model_is_retrained<F: attest_core::ask::Facts>(
+    router: &attest_core::ask::Router<F>,
+    ns: &str,
+    cases_toml: &str,
+    crate_dir: &str,
+    committed: &str,
+) {
+    let text = router.model_text(&training(ns, cases_toml));
+    let path = format!("{crate_dir}/src/route-model.tsv");
+    if std::env::var_os("ATTEST_BLESS").is_some() {
+        std::fs::write(&path, &text).expect("the model writes");
+        return;
+    }
+    assert!(attest_core::learn::Model::parse(committed).is_ok(), "the committed model does not parse");
+    assert!(
+        committed == text,
+        "{path} is not what the training files give: rerun this crate's routing test with ATTEST_BLESS=1"
+    );
+}
+
+/// Cross-validation by writer over [`training`]: every policy's tally is printed (`CV`
+/// lines, for `specs/routing.md`), and the chosen policy does no worse than the rules
+/// alone. `ROUTING_CV_TRAINING="epochs,rate,l2,other"` tries other training settings.
+pub fn cross_validation_by_writer<F: attest_core::ask::Facts>(
+    router: &attest_core::ask::Router<F>,
+    ns: &str,
+    cases_toml: &str,
+) {
+    use attest_core::learn::{Policy, Training, grid};
+    let mut t = Training::DEFAULT;
+    if let Ok(v) = std::env::var("ROUTING_CV_TRAINING") {
+        let v: Vec<f64> = v.split(',').map(|x| x.parse().expect("a number")).collect();
+        (t.epochs, t.rate, t.l2, t.other) = (v[0] as usize, v[1], v[2], v[3]);
+    }
+    let table = router.cross_validate(&training(ns, cases_toml), &grid(), &t);
+    for (p, t) in &table {
+        eprintln!(
+            "CV\t{ns}\t{:?}\t{}\t{}\t{}\t{}\t{}\t{}",
+            p.combine, p.min, p.margin, t.right, t.wrong, t.declined, t.turns
+        );
+    }
+    let of = |want: &Policy| table.iter().find(|(p, _)| p == want).map(|(_, t)| *t).expect("in the grid");
+    let (chosen, rules) = (of(&Policy::CHOSEN), of(&Policy::RULES));
+    assert!(chosen.right >= rules.right, "chosen {chosen:?}, rules alone {rules:?}");
+}
