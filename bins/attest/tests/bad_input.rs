@@ -28,9 +28,7 @@ const BUDGET: usize = 7_000;
 /// A guard against a hang, never a timed assertion: a call that takes this long is stuck.
 const HANG: Duration = Duration::from_secs(120);
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+mod common;
 
 /// A research root copied from the example workspace, with a link leading out of it
 /// (`away` → a directory holding a project and a draft) and that outside directory.
@@ -42,14 +40,7 @@ struct Ground {
 
 impl Ground {
     fn new() -> Ground {
-        let root = tempfile::tempdir().unwrap();
-        let status = std::process::Command::new("cp")
-            .arg("-r")
-            .arg(repo().join("examples/workspace/."))
-            .arg(root.path())
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let root = common::example_workspace();
         let outside = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(outside.path().join("project/results")).unwrap();
         std::fs::write(outside.path().join("project/results/metrics.json"), r#"{"accuracy": 0.5}"#).unwrap();

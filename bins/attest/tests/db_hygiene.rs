@@ -6,18 +6,10 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::{attest, repo, text};
+use common::{attest, text};
 
 fn workspace() -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(repo().join("examples/workspace/."))
-        .arg(root.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    root
+    common::example_workspace()
 }
 
 fn run_count(db: &Path, root: &Path) -> usize {

@@ -151,16 +151,7 @@ fn args_for(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_answers_what_its_output_schema_declares() {
-    let root = tempfile::tempdir().unwrap();
-    assert!(
-        std::process::Command::new("cp")
-            .arg("-r")
-            .arg(repo().join("examples/workspace/."))
-            .arg(root.path())
-            .status()
-            .unwrap()
-            .success()
-    );
+    let root = common::example_workspace();
     let home = tempfile::tempdir().unwrap();
     let db = home.path().join("attest.db");
     let seeds = home.path().join("feeds.toml");

@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 
-use common::{attest, repo, sibling, text};
+use common::{attest, sibling, text};
 use serde_json::{Value, json};
 
 /// A response being read: status, headers, and the body reader.
@@ -129,16 +129,7 @@ fn start(mut cmd: Command) -> (Child, String) {
 }
 
 fn sigterm_during_a_call(name: &str, cmd: impl Fn(&std::path::Path, &std::path::Path) -> Command) {
-    let root = tempfile::tempdir().unwrap();
-    assert!(
-        Command::new("cp")
-            .arg("-r")
-            .arg(repo().join("examples/workspace/."))
-            .arg(root.path())
-            .status()
-            .unwrap()
-            .success()
-    );
+    let root = common::example_workspace();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("attest.db");
     let o = attest(&["runs", "scan"], &db, Some(root.path()));

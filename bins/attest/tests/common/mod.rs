@@ -47,3 +47,12 @@ pub fn attest(args: &[&str], db: &(impl AsRef<std::ffi::OsStr> + ?Sized), root: 
 pub fn text(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
+
+/// A fresh copy of `examples/workspace` in a temporary directory.
+pub fn example_workspace() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let status =
+        Command::new("cp").arg("-r").arg(repo().join("examples/workspace/.")).arg(root.path()).status().unwrap();
+    assert!(status.success(), "copying examples/workspace failed");
+    root
+}
