@@ -6,21 +6,13 @@
 
 mod common;
 
-use attest_feed::{ClickSource, FeedStore};
-use common::{call, catalogue, fixtures};
+use attest_feed::ClickSource;
+use common::call;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_reply_form_rates_opens_or_asks_back() {
-    let store = FeedStore::in_memory().await.unwrap();
-    let c = catalogue(store.clone());
-    let f = fixtures();
-    for feed in ["arxiv-cs.rss", "synthesis-letters.rss"] {
-        let a = call(&c, "feed.source_add", &json!({"url": format!("{f}/{feed}")})).await;
-        assert_eq!(a["ok"], true, "{a}");
-    }
-    let a = call(&c, "feed.persona_create", &json!({"user": "maya", "interests": "language models"})).await;
-    assert_eq!(a["ok"], true, "{a}");
+    let (store, c, _) = common::subscribed_with_maya().await;
     // (reply, item it is about, the verdict it must record: None = nothing recorded)
     let replies: &[(&str, i64, Option<bool>)] = &[
         ("hmm, let me think", 1, None),

@@ -7,7 +7,7 @@ mod common;
 
 use attest_core::Catalogue;
 use attest_feed::FeedStore;
-use common::{call, catalogue, fixtures};
+use common::call;
 use serde_json::{Value, json};
 
 async fn in_session(c: &Catalogue, session: u64, tool: &str, args: Value) -> Value {
@@ -15,17 +15,7 @@ async fn in_session(c: &Catalogue, session: u64, tool: &str, args: Value) -> Val
 }
 
 async fn setup() -> (FeedStore, Catalogue, i64) {
-    let store = FeedStore::in_memory().await.unwrap();
-    let c = catalogue(store.clone());
-    let f = fixtures();
-    for feed in ["arxiv-cs.rss", "synthesis-letters.rss"] {
-        let a = call(&c, "feed.source_add", &json!({"url": format!("{f}/{feed}")})).await;
-        assert_eq!(a["ok"], true, "{a}");
-    }
-    let a = call(&c, "feed.persona_create", &json!({"user": "maya", "interests": "language models"})).await;
-    assert_eq!(a["ok"], true, "{a}");
-    let reader = store.reader("maya").await.unwrap().unwrap().id;
-    (store, c, reader)
+    common::subscribed_with_maya().await
 }
 
 async fn verdict(store: &FeedStore, reader: i64, item: i64) -> Option<(bool, String)> {

@@ -38,3 +38,19 @@ pub async fn call(c: &Catalogue, tool: &str, args: &Value) -> Value {
     let time = regex::Regex::new(&format!(r"{}T\d\d:\d\d:\d\dZ", regex::escape(&today[..10]))).unwrap();
     serde_json::from_str(&time.replace_all(&text, "[time]")).unwrap()
 }
+
+/// An in-memory archive subscribed to two fixture feeds, with the reader `maya`
+/// (interested in language models): the store, its catalogue and maya's reader id.
+pub async fn subscribed_with_maya() -> (FeedStore, Catalogue, i64) {
+    let store = FeedStore::in_memory().await.unwrap();
+    let c = catalogue(store.clone());
+    let f = fixtures();
+    for feed in ["arxiv-cs.rss", "synthesis-letters.rss"] {
+        let a = call(&c, "feed.source_add", &serde_json::json!({"url": format!("{f}/{feed}")})).await;
+        assert_eq!(a["ok"], true, "{a}");
+    }
+    let a = call(&c, "feed.persona_create", &serde_json::json!({"user": "maya", "interests": "language models"})).await;
+    assert_eq!(a["ok"], true, "{a}");
+    let reader = store.reader("maya").await.unwrap().unwrap().id;
+    (store, c, reader)
+}
