@@ -464,16 +464,7 @@ impl Lx<'_> {
             && let Some((c, p)) = dominant(f, self.var, self.limits)
         {
             // Sums, products and rational powers of polynomials: c·x^p dominates.
-            let r = if p.is_zero() {
-                self.fin(c)
-            } else if p.is_negative() {
-                L::Fin(Expr::int(0))
-            } else {
-                match self.sign_of(&c) {
-                    Some(sg) if sg != 0 => Self::inf(sg),
-                    _ => L::Unk(format!("the sign of {c} is not known")),
-                }
-            };
+            let r = self.dominant_limit(&c, &p).unwrap_or_else(|| L::Unk(format!("the sign of {c} is not known")));
             if !matches!(r, L::Unk(_)) {
                 self.used("the dominant term c·x^p at +∞");
                 return Ok(r);
@@ -895,12 +886,18 @@ impl Lx<'_> {
         let q = Expr::mul(num.to_expr(), Expr::pow(Expr::sub(sq, rest), Expr::int(-1)));
         let (c, p) = dominant(&q, self.var, self.limits)?;
         self.used("conjugate: s + r = (s² − r²)/(s − r), then the dominant terms");
+        self.dominant_limit(&c, &p)
+    }
+
+    /// The limit at +∞ of a dominant term c·x^p: c when p = 0, 0 when p < 0, ±∞ by the
+    /// sign of c when p > 0; `None` when that sign is not known.
+    fn dominant_limit(&self, c: &Expr, p: &Q) -> Option<L> {
         Some(if p.is_zero() {
-            self.fin(c)
+            self.fin(c.clone())
         } else if p.is_negative() {
             L::Fin(Expr::int(0))
         } else {
-            match self.sign_of(&c) {
+            match self.sign_of(c) {
                 Some(sg) if sg != 0 => Self::inf(sg),
                 _ => return None,
             }
