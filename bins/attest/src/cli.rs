@@ -847,6 +847,18 @@ fn router(namespace: &str) -> Option<fn(&str) -> Decision> {
     }
 }
 
+/// The router of a surface, deciding a question with the ask's other arguments
+/// (`attest eval routing` reads them from a line's `given`).
+fn router_given(namespace: &str) -> Option<fn(&str, &attest_core::ask::Args) -> Decision> {
+    match namespace {
+        "runs" | "provenance" => Some(|q, g| attest_runs::router::ROUTER.decide(q, g)),
+        "sym" | "symbolic" => Some(|q, g| attest_sym::router::ROUTER.decide(q, g)),
+        "feed" => Some(|q, g| attest_feed::router::ROUTER.decide(q, g)),
+        "kg" | "knowledge" => Some(|q, g| attest_kg::router::ROUTER.decide(q, g)),
+        _ => None,
+    }
+}
+
 fn decision_json(d: &Decision) -> Value {
     json!({ "tool": d.tool, "args": d.args, "options": d.options, "answer": d.answer })
 }
@@ -862,12 +874,12 @@ fn eval_routing(file: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> 
             Err(e) => return usage(format!("cannot read {}: {e}", file.display())),
         }
     };
-    let cases = match routing_eval::parse(&text) {
-        Ok(c) => c,
+    let (cases, given): (Vec<_>, Vec<_>) = match routing_eval::parse_given(&text) {
+        Ok(c) => c.into_iter().unzip(),
         Err(e) => return usage(format!("{}: {e}", file.display())),
     };
-    let report = routing_eval::score(&cases, |s, q| match router(s) {
-        Some(route) => route(q),
+    let report = routing_eval::score_given(&cases, &given, |s, q, g| match router_given(s) {
+        Some(route) => route(q, g),
         None => Decision::ask_back(format!("no router for '{s}'"), &[]),
     });
     if json {

@@ -199,6 +199,10 @@ pub struct Parts {
     pub learned: Option<(Prediction, Option<Decision>)>,
     /// The tools the cues point to, best first, for a question back.
     pub candidates: Vec<String>,
+    /// The question was asked beside other arguments (a reply about a given item,
+    /// sym's `expr`, feed's `user`): the model's reading counts only under a policy
+    /// that reads such questions ([`Policy::beside`]).
+    pub beside: bool,
 }
 
 /// Any router, as the catalogue holds it.
@@ -240,21 +244,25 @@ impl<F: Facts> Router<F> {
         let rule = self.first(&facts);
         let scored = score(facts.words(), &self.scoring);
         let cue = self.scored(&facts, &scored);
-        // The model reads questions asked cold: one without words (a bare path or run
-        // name) or asked beside other arguments (a reply about a given item, sym's
-        // `expr`) is the rules' alone; the training questions have neither.
+        // A question without words (a bare path or run name) is the rules' alone; one
+        // asked beside other arguments is read too, and the policy says whether that
+        // reading counts.
         let beside = given.values().any(|v| !v.is_null() && v.as_str().is_none_or(|s| !s.trim().is_empty()));
-        let learned = model.filter(|_| !facts.words().is_empty() && !beside).map(|m| {
+        let learned = model.filter(|_| !facts.words().is_empty()).map(|m| {
             let p = m.predict(&learn::features(facts.words(), question, given));
             let d = self.learned_decision(&facts, &p);
             (p, d)
         });
         let candidates = scored.candidates().take(3).map(str::to_string).collect();
-        Some((facts, Parts { rule, cue, learned, candidates }))
+        Some((facts, Parts { rule, cue, learned, candidates, beside }))
     }
 
     /// Combine what the steps found, by `policy`.
     pub fn combine(&self, facts: &F, parts: &Parts, policy: &Policy) -> Decision {
+        if parts.beside && !policy.beside && parts.learned.is_some() {
+            let cold = Parts { learned: None, ..parts.clone() };
+            return self.combine(facts, &cold, policy);
+        }
         let model = || {
             let (_, d) = parts.learned.as_ref().filter(|(p, _)| policy.confident(p))?;
             let d = d.clone()?;

@@ -34,7 +34,7 @@ use std::collections::HashMap;
 
 use crate::ask::{Args, Facts, Parts, Router};
 use crate::route::{Decision, Question};
-use crate::routing_eval::{Labelled, Tally, parse};
+use crate::routing_eval::{Labelled, Report, Tally, parse_given};
 use crate::score::{Lemmas, POLITE, lemma};
 use crate::surface::Surface;
 
@@ -84,14 +84,18 @@ pub struct Policy {
     pub min: f64,
     /// How far the top class's probability must lead the runner-up's.
     pub margin: f64,
+    /// Whether the model also reads a question asked beside other arguments (a reply
+    /// about a given item, sym's `expr`, feed's `user`); when `false` such a question
+    /// is the rules' alone.
+    pub beside: bool,
 }
 
 impl Policy {
     /// The policy every surface uses, chosen by cross-validation (`specs/routing.md`).
-    pub const CHOSEN: Policy = Policy { combine: Combine::ModelOrAgreement, min: 0.3, margin: 0.3 };
+    pub const CHOSEN: Policy = Policy { combine: Combine::ModelOrAgreement, min: 0.3, margin: 0.3, beside: false };
 
     /// The rules and cues alone.
-    pub const RULES: Policy = Policy { combine: Combine::Rules, min: 1.0, margin: 1.0 };
+    pub const RULES: Policy = Policy { combine: Combine::Rules, min: 1.0, margin: 1.0, beside: false };
 
     /// Whether a prediction is confident enough.
     pub fn confident(&self, p: &Prediction) -> bool {
@@ -460,9 +464,12 @@ pub struct Source {
 /// two writers, lines 1–45 and 46–90 of each file (`tests/routing/README.md`).
 pub fn sources(files: &[(String, String)]) -> Result<Vec<Source>, String> {
     let mut out: Vec<Source> = Vec::new();
-    let mut add = |name: String, l: Labelled| match out.iter_mut().find(|s| s.name == name) {
-        Some(s) => s.lines.push(l),
-        None => out.push(Source { name, lines: vec![l], given: Vec::new(), fold: true }),
+    let mut add = |name: String, (l, given): (Labelled, Args)| match out.iter_mut().find(|s| s.name == name) {
+        Some(s) => {
+            s.given.push(given);
+            s.lines.push(l);
+        }
+        None => out.push(Source { name, given: vec![given], lines: vec![l], fold: true }),
     };
     for (path, text) in files {
         let parts: Vec<&str> = path.split('/').collect();
@@ -470,7 +477,7 @@ pub fn sources(files: &[(String, String)]) -> Result<Vec<Source>, String> {
             Some(i) if i + 2 < parts.len() => Some(format!("train/{}", parts[i + 1])),
             _ => None,
         };
-        for (i, l) in parse(text).map_err(|e| format!("{path}: {e}"))?.into_iter().enumerate() {
+        for (i, l) in parse_given(text).map_err(|e| format!("{path}: {e}"))?.into_iter().enumerate() {
             let name = writer.clone().unwrap_or_else(|| format!("tuning/{}", if i < 45 { 1 } else { 2 }));
             add(name, l);
         }
@@ -530,38 +537,72 @@ impl<F: Facts> Router<F> {
     /// Returns each policy's tally over all folds, in `grid` order.
     pub fn cross_validate(&self, sources: &[Source], grid: &[Policy], t: &Training) -> Vec<(Policy, Tally)> {
         let mut totals: Vec<(Policy, Tally)> = grid.iter().map(|p| (*p, Tally::default())).collect();
-        for (k, fold) in sources.iter().enumerate().filter(|(_, s)| s.fold) {
-            let rest: Vec<Source> =
-                sources.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, s)| s.clone()).collect();
-            let model = self.train(&rest, t);
-            let cases: Vec<Labelled> =
-                fold.lines.iter().filter(|l| same_surface(&l.s, self.surface)).cloned().collect();
-            let read: Vec<Option<(F, Parts)>> =
-                cases.iter().map(|c| self.read(&c.q, &Args::new(), Some(&model))).collect();
-            for (policy, total) in totals.iter_mut() {
-                let next = std::cell::Cell::new(0);
-                let report = crate::routing_eval::score(&cases, |_, _| {
-                    let i = next.get();
-                    next.set(i + 1);
-                    match &read[i] {
-                        None => Decision::ask_back(self.empty, self.options),
-                        Some((facts, parts)) => self.combine(facts, parts, policy),
-                    }
-                });
+        for (_, _, reports) in self.folds(sources, grid, t) {
+            for ((_, total), report) in totals.iter_mut().zip(&reports) {
                 total.add(&report.overall);
             }
         }
         totals
+    }
+
+    /// Cross-validation by writer under one policy: each fold's name and its full
+    /// report (arguments by tool and every miss), decided by a model trained on the
+    /// other writers.
+    pub fn cross_validate_report(&self, sources: &[Source], policy: &Policy, t: &Training) -> Vec<(String, Report)> {
+        self.folds(sources, std::slice::from_ref(policy), t)
+            .into_iter()
+            .map(|(name, _, mut reports)| (name, reports.pop().unwrap_or_default()))
+            .collect()
+    }
+
+    /// Each fold's questions of this surface decided, under every policy of `grid`, by
+    /// a model trained on the other folds' writers: `(fold, questions, one report per
+    /// policy)`.
+    fn folds(&self, sources: &[Source], grid: &[Policy], t: &Training) -> Vec<(String, usize, Vec<Report>)> {
+        let mut out = Vec::new();
+        for (k, fold) in sources.iter().enumerate().filter(|(_, s)| s.fold) {
+            let rest: Vec<Source> =
+                sources.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, s)| s.clone()).collect();
+            let model = self.train(&rest, t);
+            let none = Args::new();
+            let (cases, given): (Vec<Labelled>, Vec<Args>) = fold
+                .lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| same_surface(&l.s, self.surface))
+                .map(|(i, l)| (l.clone(), fold.given.get(i).unwrap_or(&none).clone()))
+                .unzip();
+            let read: Vec<Option<(F, Parts)>> =
+                cases.iter().zip(&given).map(|(c, g)| self.read(&c.q, g, Some(&model))).collect();
+            let reports = grid
+                .iter()
+                .map(|policy| {
+                    let next = std::cell::Cell::new(0);
+                    crate::routing_eval::score(&cases, |_, _| {
+                        let i = next.get();
+                        next.set(i + 1);
+                        match &read[i] {
+                            None => Decision::ask_back(self.empty, self.options),
+                            Some((facts, parts)) => self.combine(facts, parts, policy),
+                        }
+                    })
+                })
+                .collect();
+            out.push((fold.name.clone(), cases.len(), reports));
+        }
+        out
     }
 }
 
 /// The policies cross-validation tries: every combination with a range of thresholds.
 pub fn grid() -> Vec<Policy> {
     let mut out = vec![Policy::RULES];
-    for combine in Combine::ALL.into_iter().filter(|c| *c != Combine::Rules) {
-        for min in [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
-            for margin in [0.0, 0.1, 0.2, 0.3, 0.5] {
-                out.push(Policy { combine, min, margin });
+    for beside in [false, true] {
+        for combine in Combine::ALL.into_iter().filter(|c| *c != Combine::Rules) {
+            for min in [0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
+                for margin in [0.0, 0.1, 0.2, 0.3, 0.5] {
+                    out.push(Policy { combine, min, margin, beside });
+                }
             }
         }
     }

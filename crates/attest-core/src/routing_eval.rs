@@ -39,6 +39,22 @@ pub struct Labelled {
     pub args: Map<String, Value>,
 }
 
+/// A line of the file as written: a [`Labelled`] question and, optionally, `given`:
+/// the ask's other arguments passed beside the question (feed's `user`, `item_id` or
+/// `url`, sym's `expr`, kg's `user`). [`parse_given`] returns both.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    s: String,
+    q: String,
+    #[serde(default)]
+    t: Option<String>,
+    #[serde(default)]
+    args: Map<String, Value>,
+    #[serde(default)]
+    given: Map<String, Value>,
+}
+
 /// Counts for one surface, or all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
@@ -87,6 +103,15 @@ pub struct Miss {
     pub args: Map<String, Value>,
 }
 
+/// Stated arguments of one kind (a tool and an argument name) on right routes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgCount {
+    /// Extracted with the labelled value.
+    pub right: usize,
+    /// Stated.
+    pub total: usize,
+}
+
 /// The whole score.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Report {
@@ -94,33 +119,71 @@ pub struct Report {
     pub overall: Tally,
     /// Per surface.
     pub surfaces: BTreeMap<String, Tally>,
+    /// Stated arguments by tool and name (`"runs.compare family"`), on right routes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arguments: BTreeMap<String, ArgCount>,
     /// Each question not right, and each right route with an argument wrong.
     pub misses: Vec<Miss>,
 }
 
+impl Report {
+    /// Add another report's counts and misses.
+    pub fn add(&mut self, o: &Report) {
+        self.overall.add(&o.overall);
+        for (s, t) in &o.surfaces {
+            self.surfaces.entry(s.clone()).or_default().add(t);
+        }
+        for (k, a) in &o.arguments {
+            let e = self.arguments.entry(k.clone()).or_default();
+            e.right += a.right;
+            e.total += a.total;
+        }
+        self.misses.extend(o.misses.iter().cloned());
+    }
+}
+
 /// Parse a labelled file: one JSON object a line; blank lines and lines starting with
-/// `#` are skipped. A bad line is an error naming it.
+/// `#` are skipped. A bad line is an error naming it. What a line gives beside its
+/// question (`given`) is read and dropped: [`parse_given`] keeps it.
 pub fn parse(text: &str) -> Result<Vec<Labelled>, String> {
+    Ok(parse_given(text)?.into_iter().map(|(l, _)| l).collect())
+}
+
+/// Parse a labelled file, keeping each line's `given` object (empty when absent).
+pub fn parse_given(text: &str) -> Result<Vec<(Labelled, Map<String, Value>)>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let l: Labelled = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        let l: Line = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
         if Surface::find(&l.s).is_none() {
             return Err(format!("line {}: unknown surface '{}' (use feed, runs, kg or sym)", i + 1, l.s));
         }
-        out.push(l);
+        out.push((Labelled { s: l.s, q: l.q, t: l.t, args: l.args }, l.given));
     }
     Ok(out)
 }
 
-/// Score `cases` with `route(surface, question)`.
+/// Score `cases` with `route(surface, question)`, ignoring what was given beside the
+/// questions.
 pub fn score(cases: &[Labelled], route: impl Fn(&str, &str) -> Decision) -> Report {
+    score_given(cases, &[], |s, q, _| route(s, q))
+}
+
+/// Score `cases` with `route(surface, question, given)`: each question is decided with
+/// the ask's other arguments its line gives (`given[i]` for `cases[i]`, as
+/// [`parse_given`] reads them; none when missing).
+pub fn score_given(
+    cases: &[Labelled],
+    given: &[Map<String, Value>],
+    route: impl Fn(&str, &str, &Map<String, Value>) -> Decision,
+) -> Report {
     let mut report = Report::default();
-    for c in cases {
-        let d = route(&c.s, &c.q);
+    let none = Map::new();
+    for (i, c) in cases.iter().enumerate() {
+        let d = route(&c.s, &c.q, given.get(i).unwrap_or(&none));
         let mut t = Tally { turns: 1, ..Tally::default() };
         let surface = Surface::find(&c.s);
         let foreign = c.t.as_deref().is_some_and(|tool| surface.is_some_and(|s| !s.allows(tool)));
@@ -144,8 +207,13 @@ pub fn score(cases: &[Labelled], route: impl Fn(&str, &str) -> Decision) -> Repo
                 let mut bad = Map::new();
                 for (k, v) in &c.args {
                     t.args_total += 1;
+                    let count = report.arguments.entry(format!("{want} {k}")).or_default();
+                    count.total += 1;
                     match d.args.get(k) {
-                        Some(g) if same(v, g) => t.args_right += 1,
+                        Some(g) if same(v, g) => {
+                            t.args_right += 1;
+                            count.right += 1;
+                        }
                         g => {
                             bad.insert(k.clone(), g.cloned().unwrap_or(Value::Null));
                         }
@@ -202,6 +270,12 @@ pub fn render(r: &Report) -> String {
         out.push_str(&line(s, t));
     }
     out.push_str(&line("overall", &r.overall));
+    if !r.arguments.is_empty() {
+        out.push_str("\narguments (right routes):\n");
+        for (k, a) in &r.arguments {
+            out.push_str(&format!("  {k:<36} {:>4}/{:<4} ({:>6})\n", a.right, a.total, pct(a.right, a.total)));
+        }
+    }
     if !r.misses.is_empty() {
         out.push_str(&format!("\n{} misses:\n", r.misses.len()));
         for m in &r.misses {
@@ -257,6 +331,25 @@ mod tests {
         assert_eq!(r.surfaces["runs"].right, 3);
         let kinds: Vec<&str> = r.misses.iter().map(|m| m.kind.as_str()).collect();
         assert_eq!(kinds, ["declined", "declined", "wrong"]);
+    }
+
+    #[test]
+    fn given_is_read_and_passed_to_the_router() {
+        let text = r#"{"s": "feed", "q": "useful", "t": "feed.rate", "args": {"useful": true}, "given": {"item_id": 7}}
+                      {"s": "feed", "q": "what's new?", "t": "feed.list"}"#;
+        let lines = parse_given(text).unwrap();
+        assert_eq!(lines[0].1["item_id"], 7);
+        assert!(lines[1].1.is_empty());
+        assert_eq!(parse(text).unwrap().len(), 2);
+        let (cases, given): (Vec<Labelled>, Vec<_>) = lines.into_iter().unzip();
+        let r = score_given(&cases, &given, |_, q, g| match (q, g.get("item_id")) {
+            ("useful", Some(_)) => d(Some("feed.rate"), serde_json::json!({"useful": true}), &[]),
+            ("useful", None) => d(None, Value::Null, &["feed.rate", "feed.read"]),
+            _ => d(Some("feed.list"), Value::Null, &[]),
+        });
+        assert_eq!((r.overall.right, r.overall.args_right), (2, 1));
+        assert_eq!(r.arguments["feed.rate useful"], ArgCount { right: 1, total: 1 });
+        assert!(parse_given(r#"{"s": "feed", "q": "x", "given": 3}"#).is_err());
     }
 
     #[test]

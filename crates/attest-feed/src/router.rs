@@ -1379,9 +1379,136 @@ fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     }
     let mut args = a.facts.for_reader();
     if let Some(s) = &a.facts.subject {
-        args.insert("query".into(), Value::String(s.clone()));
+        let (query, filters) = search_filters(s);
+        if !query.is_empty() {
+            args.insert("query".into(), Value::String(query));
+        }
+        for (k, v) in filters {
+            args.entry(k).or_insert(v);
+        }
     }
     Ok(args)
+}
+
+/// A date as the search tools take it: `YYYY-MM-DD`.
+fn is_date(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+}
+
+/// A year: four digits from 1900 to 2099.
+fn is_year(t: &str) -> bool {
+    t.len() == 4 && t.chars().all(|c| c.is_ascii_digit()) && (t.starts_with("19") || t.starts_with("20"))
+}
+
+/// The filters a search subject states, taken out of it: dates (`since`, `until`,
+/// "between A and B"), `tag` ("tagged cs.CL"), `kind` (a kind word at either end:
+/// "… preprints", "surveys on …"), `author` ("by Smith", a capitalised name), `year`
+/// ("in 2023"), `limit` ("20 results") and `page` ("page 2"). What is left is the
+/// query.
+fn search_filters(subject: &str) -> (String, Args) {
+    let words: Vec<&str> = subject.split_whitespace().collect();
+    let norm = |i: usize| -> String {
+        words.get(i).map_or(String::new(), |w| {
+            w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.'))
+                .trim_end_matches('.')
+                .to_lowercase()
+        })
+    };
+    let bare = |i: usize| -> String {
+        words.get(i).map_or(String::new(), |w| {
+            w.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '?' | '!' | '\'' | '"' | '(' | ')'))
+                .trim_end_matches('.')
+                .to_string()
+        })
+    };
+    let mut keep = vec![true; words.len()];
+    let mut args = Args::new();
+    let put = |k: &str, v: Value, args: &mut Args| {
+        args.entry(k.to_string()).or_insert(v);
+    };
+    let mut i = 0;
+    while i < words.len() {
+        let w = norm(i);
+        let mut drop = 0;
+        if w == "between" && is_date(&norm(i + 1)) && norm(i + 2) == "and" && is_date(&norm(i + 3)) {
+            put("since", Value::String(norm(i + 1)), &mut args);
+            put("until", Value::String(norm(i + 3)), &mut args);
+            drop = 4;
+        } else if matches!(w.as_str(), "since" | "after" | "from") && is_date(&norm(i + 1)) {
+            put("since", Value::String(norm(i + 1)), &mut args);
+            drop = 2;
+        } else if w == "on" && norm(i + 1) == "or" && norm(i + 2) == "after" && is_date(&norm(i + 3)) {
+            put("since", Value::String(norm(i + 3)), &mut args);
+            drop = 4;
+        } else if matches!(w.as_str(), "before" | "until" | "till") && is_date(&norm(i + 1)) {
+            put("until", Value::String(norm(i + 1)), &mut args);
+            drop = 2;
+        } else if w == "tagged" && !norm(i + 1).is_empty() {
+            let j = if norm(i + 1) == "with" || norm(i + 1) == "as" { i + 2 } else { i + 1 };
+            put("tag", Value::String(bare(j)), &mut args);
+            drop = j + 1 - i;
+        } else if w == "by"
+            && words.get(i + 1).is_some_and(|n| n.chars().next().is_some_and(char::is_uppercase))
+            && !matches!(norm(i + 1).as_str(), "the" | "a" | "an")
+        {
+            put("author", Value::String(bare(i + 1)), &mut args);
+            drop = 2;
+        } else if matches!(w.as_str(), "in" | "from" | "during") && is_year(&norm(i + 1)) {
+            put("year", Value::String(norm(i + 1)), &mut args);
+            drop = 2;
+        } else if w == "page" && norm(i + 1).parse::<u64>().is_ok() {
+            put("page", Value::from(norm(i + 1).parse::<u64>().unwrap_or(1)), &mut args);
+            drop = 2;
+        } else if let Ok(n) = w.parse::<u64>()
+            && matches!(norm(i + 1).as_str(), "hits" | "results" | "items")
+            && (1..=1000).contains(&n)
+        {
+            put("limit", Value::from(n), &mut args);
+            drop = 2;
+        }
+        if drop > 0 {
+            let end = (i + drop).min(words.len());
+            // A date or filter ends the clause: "published" before it goes too.
+            if i > 0 && matches!(norm(i - 1).as_str(), "published" | "posted" | "dated" | "only" | "from") {
+                keep[i - 1] = false;
+            }
+            keep[i..end].fill(false);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    // A kind word at either end of what is left: "flow matching preprints",
+    // "surveys on protein folding".
+    let kind = |w: &str| match w {
+        "preprint" | "preprints" => Some("preprint"),
+        "survey" | "surveys" | "review" | "reviews" => Some("survey"),
+        "release" | "releases" => Some("release"),
+        "post" | "posts" | "blogpost" | "blogposts" => Some("post"),
+        _ => None,
+    };
+    let left: Vec<usize> = (0..words.len()).filter(|&i| keep[i]).collect();
+    if left.len() >= 2 {
+        let (first, last) = (left[0], left[left.len() - 1]);
+        if let Some(k) = kind(norm(last).as_str()) {
+            put("kind", Value::String(k.into()), &mut args);
+            keep[last] = false;
+            if left.len() >= 3 && matches!(norm(left[left.len() - 2]).as_str(), "only" | "just") {
+                keep[left[left.len() - 2]] = false;
+            }
+        } else if let Some(k) = kind(norm(first).as_str())
+            && matches!(norm(left[1]).as_str(), "on" | "about" | "of" | "regarding" | "covering")
+        {
+            put("kind", Value::String(k.into()), &mut args);
+            keep[first] = false;
+            keep[left[1]] = false;
+        }
+    }
+    let query: Vec<&str> = (0..words.len()).filter(|&i| keep[i]).map(|i| words[i]).collect();
+    let query = query.join(" ");
+    let query = query.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | ' ')).to_string();
+    (if args.is_empty() { subject.to_string() } else { tidy_subject(&query) }, args)
 }
 
 fn how_to_track(_: &Asked<'_, Facts>) -> Result<Args, Decision> {

@@ -86,7 +86,7 @@ fn tuning_questions_never_write_unasked() {
             "feed.source_remove",
             "feed.harvest_engagement",
         ],
-        route,
+        |q, given| ROUTER.decide(q, given),
     );
 }
 
@@ -108,4 +108,11 @@ fn the_committed_model_is_retrained_from_the_training_files() {
 #[test]
 fn cross_validation_by_writer() {
     routing::cross_validation_by_writer(&ROUTER, "feed", include_str!("routing_cases.toml"));
+}
+
+/// Arguments by tool under cross-validation by writer (`FOLD` lines, the pooled report;
+/// `ROUTING_MISSES=<writer,…>|all` prints those writers' argument misses).
+#[test]
+fn arguments_by_writer() {
+    routing::arguments_by_writer(&ROUTER, "feed", include_str!("routing_cases.toml"));
 }

@@ -279,6 +279,145 @@ static CONCEPT_PREFIX: LazyLock<[Regex; 2]> = LazyLock::new(|| {
     ]
 });
 
+/// Words that say two concepts are to be connected.
+const PATH_CUES: &[&str] = &[
+    "connect",
+    "connects",
+    "connected",
+    "connection",
+    "link",
+    "linked",
+    "links",
+    "linking",
+    "relate",
+    "relates",
+    "related",
+    "relationship",
+    "path",
+    "chain",
+    "route",
+    "between",
+    "bridge",
+    "bridges",
+    "hop",
+    "hops",
+    "lead",
+    "leads",
+    "ties",
+    "tie",
+    "gets to",
+    "get from",
+    "meet",
+    "from",
+];
+
+/// Words that ask for one concept's neighbourhood.
+const NEIGHBOR_CUES: &[&str] = &[
+    "near",
+    "nearest",
+    "nearby",
+    "neighbour",
+    "neighbours",
+    "neighbor",
+    "neighbors",
+    "adjacent",
+    "closest",
+    "around",
+    "alongside",
+    "together",
+    "co occur",
+    "co occurs",
+    "cooccur",
+    "related",
+    "linked",
+    "surrounding",
+    "orbits",
+];
+
+/// Words that stand for a concept already named, never a concept themselves.
+const PRONOUNS: &[&str] = &["it", "this", "that", "them", "these", "those", "anything", "anything else"];
+
+/// An arrow between two concepts: "CRISPR screens -> synthetic lethality".
+static ARROW: LazyLock<Regex> = LazyLock::new(|| re(r"->|→|=>|⟶"));
+
+/// Two concepts by the structure of the question, when [`PATHS`] finds none.
+static MORE_PATHS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?i)^(?:.*?[:]\s*)?(?:(?:connect|link|path|chain|route)\s*:?\s+)?(?P<a>[^:]+?)\s*(?:->|→|=>|⟶)\s*(?P<b>.+)$",
+        r"(?i)\b(?:between|btw|b/w)\s+(?P<a>.+?)\s+(?:and|&)\s+(?P<b>.+)$",
+        r"(?i)\b(?:leads?|goes|go|get|gets|travel|bridge)\s+from\s+(?P<a>.+?)\s+(?:to|into)\s+(?P<b>.+)$",
+        r"(?i)\bfrom\s+(?P<a>.+?)\s+(?:to|into)\s+(?P<b>.+)$",
+        r"(?i)\bhow\s+(?P<a>.+?)\s+(?:ties?\s+(?:in)?to|gets?\s+to|leads?\s+to|feeds?\s+into|connects?\s+(?:to|with)|relates?\s+to|links?\s+(?:to|with))\s+(?P<b>.+)$",
+        r"(?i)\b(?:whether|if|that|how\s+(?:r|are|is))\s+(?P<a>.+?)\s+(?:and|&)\s+(?P<b>.+?)\s+(?:are|r|were|is)?\s*(?:linked|connected|related|tied|meet)\b",
+    ]
+    .iter()
+    .map(|p| re(p))
+    .collect()
+});
+
+/// One concept by the structure of the question, when [`NEIGHBOR`] finds none.
+static MORE_NEIGHBOR: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"(?i)\b(?:nearest|closest|related|adjacent|nearby|neighbou?ring)\s+(?:concepts?|topics?|ideas?|terms?)\s+(?:to|for|of|around)\s+(?P<a>.+)$",
+        r"(?i)\b(?:co-?occurs?|co-?occurring|appears?|shows?\s+up)\s+(?:w/|with)\s+(?P<a>.+)$",
+        r"(?i)\b(?:nbrs|neighbou?rs|neighbou?rhood)\s+(?:of|for|around)\s+(?P<a>.+)$",
+        r"(?i)\b(?:what|which)\s+(?:topics?|concepts?)\s+neighbou?rs?\s+(?P<a>.+)$",
+        r"(?i)^around\s+(?P<a>[^,;?]+)",
+    ]
+    .iter()
+    .map(|p| re(p))
+    .collect()
+});
+
+/// Where a concept named in a sentence ends: a clause boundary, or the words that say
+/// where to look or what to show ("in my reading", "according to …", "with the papers").
+static CONCEPT_END: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)[,;:?!]|\.\s|\.$|\s[-–—]\s|\s(?:in|from|within|across|among)\s+(?:my|the|their|our|his|her|what|all)\b|\s(?:according\s+to|with\s+the|with\s+its|with\s+their|what\s+else|through\s+what|for\s+each|so\s+far|and\s+what|and\s+through|is\s+there|are\s+there|pls|please)\b",
+    )
+});
+
+/// A concept as named in a sentence: cut at [`CONCEPT_END`], then [`clean`]ed.
+fn concept(s: &str) -> String {
+    let s = s.trim();
+    let cut = CONCEPT_END.find(s).map_or(s.len(), |m| m.start());
+    clean(&s[..cut])
+}
+
+/// The spans in quotes (straight, curly or backticks), in order: an opening quote at
+/// the start of a word, a closing one at the end of a word.
+fn quoted(text: &str) -> Vec<String> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        let opens = is_quote(c) && (i == 0 || !chars[i - 1].1.is_alphanumeric());
+        if !opens {
+            i += 1;
+            continue;
+        }
+        let closes = |d: char| match c {
+            '\u{201c}' => d == '\u{201d}' || d == '"',
+            '\u{2018}' | '\'' => d == '\u{2019}' || d == '\'',
+            other => d == other,
+        };
+        let close = (i + 1..chars.len())
+            .find(|&j| closes(chars[j].1) && chars.get(j + 1).is_none_or(|(_, n)| !n.is_alphanumeric()));
+        match close {
+            Some(j) if j > i + 1 => {
+                let inner = text[at + c.len_utf8()..chars[j].0].trim();
+                if !inner.is_empty() && inner.chars().count() <= 60 && !inner.contains('\n') {
+                    out.push(inner.to_string());
+                }
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// Quotes around a concept, straight or curly.
 fn is_quote(c: char) -> bool {
     matches!(c, '"' | '\'' | '`' | '\u{201c}' | '\u{201d}' | '\u{2018}' | '\u{2019}')
@@ -465,15 +604,39 @@ impl attest_core::ask::Facts for Facts {
             .captures(&q.raw)
             .map(|c| clean(&c["q"]))
             .filter(|s| !s.is_empty() && !how_much.contains(&s.to_lowercase().as_str()));
-        let pair = PATHS.iter().find_map(|p| {
-            let c = p.captures(&body)?;
-            let (a, b) = (clean(&c["a"]), clean(&c["b"]));
-            (!a.is_empty() && !b.is_empty()).then_some((a, b))
+        // Concepts in quotes are the concepts, whatever the sentence around them.
+        let quotes = quoted(&q.raw);
+        let path_cue = q.any(PATH_CUES).is_some() || ARROW.is_match(&q.raw);
+        let pair = match quotes.as_slice() {
+            [a, b] if path_cue => Some((a.clone(), b.clone())),
+            _ => None,
+        }
+        .or_else(|| {
+            PATHS.iter().chain(MORE_PATHS.iter()).find_map(|p| {
+                let c = p.captures(&body)?;
+                let (a, b) = (concept(&c["a"]), concept(&c["b"]));
+                (!a.is_empty()
+                    && !b.is_empty()
+                    && a.split_whitespace().count() <= 6
+                    && b.split_whitespace().count() <= 6)
+                    .then_some((a, b))
+            })
         });
         let one = NEIGHBOR
             .captures(&body)
-            .map(|c| clean(&c["a"]))
-            .filter(|a| !a.is_empty() && a.split_whitespace().count() <= 6);
+            .or_else(|| MORE_NEIGHBOR.iter().find_map(|r| r.captures(&body)))
+            .map(|c| concept(&c["a"]))
+            .filter(|a| {
+                !a.is_empty() && a.split_whitespace().count() <= 6 && !PRONOUNS.contains(&a.to_lowercase().as_str())
+            })
+            .map(|a| match quotes.as_slice() {
+                [only] => only.clone(),
+                _ => a,
+            })
+            .or_else(|| match quotes.as_slice() {
+                [only] if q.any(NEIGHBOR_CUES).is_some() => Some(only.clone()),
+                _ => None,
+            });
         let prefix =
             CONCEPT_PREFIX.iter().find_map(|r| r.captures(&body)).map(|c| clean(&c["p"])).filter(|p| !p.is_empty());
         let citation = [

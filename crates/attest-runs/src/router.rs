@@ -336,11 +336,11 @@ pub const DOMAIN: &[&str] = &[
 /// Which stated facts each tool takes, under the tool's own parameter names.
 pub const ARGS: &[(&str, &[&str])] = &[
     ("runs.compare", &["family", "metric", "project"]),
-    ("runs.list", &["family", "project"]),
+    ("runs.list", &["family", "project", "limit"]),
     ("runs.detail", &["name", "project"]),
     ("runs.claims_check", &["path", "verdict"]),
     ("runs.claims_coverage", &["path"]),
-    ("runs.record", &["family", "project", "confirm"]),
+    ("runs.record", &["family", "project", "arms", "confirm"]),
     ("cite.check", &["path"]),
     ("runs.scan", &["confirm", "project", "root"]),
 ];
@@ -432,6 +432,14 @@ pub struct Facts {
     root: Option<String>,
     /// The question confirms a write in so many words ("confirm", "confirmed").
     confirm: bool,
+    /// How many rows a listing asks for ("up to 50", "last 20", "just 10").
+    limit: Option<u64>,
+    /// The one identifier (a token with `_`, or `-` with a digit) the question names,
+    /// read as the family of a comparison when no family is named as one
+    /// ("which temperature in kd_temp came out on top?").
+    ident: Option<String>,
+    /// Results stated for recording: arm → metric → value ("w500 bleu 26.2").
+    arms: Vec<(String, String, f64)>,
     /// The question with run names and paths blanked out, for rule matching.
     masked: Question,
 }
@@ -654,19 +662,77 @@ impl Facts {
                 && word.chars().all(|c| c.is_alphanumeric() || c == '_'))
             .then_some(x)
         });
+        // A metric named by a phrase after "on/by/for" or a superlative, ending in a
+        // measure's noun ("on mean return", "the highest exact match", "on val acc").
+        let phrase = (0..toks.len()).find_map(|i| {
+            if !(METRIC_LEADS.contains(&w(i)) || SUPERLATIVES.contains(&w(i))) {
+                return None;
+            }
+            let mut j = i + 1;
+            while matches!(w(j), "the" | "a" | "its" | "their" | "my") {
+                j += 1;
+            }
+            // Consecutive tokens with only spaces between them, at most three.
+            let mut end = j;
+            while end < toks.len()
+                && end < j + 3
+                && (end == j || question[toks[end - 1].end..toks[end].start].trim().is_empty())
+            {
+                end += 1;
+            }
+            (j + 1..=end).rev().find_map(|k| {
+                let words: Vec<&str> = (j..k).map(w).collect();
+                let last = *words.last()?;
+                let ok = words.iter().all(|x| !STOP.contains(x) && x.chars().next().is_some_and(char::is_alphabetic))
+                    && (MEASURES.contains(&last) || (known_metric(last) && words.len() > 1))
+                    && !ALIASES.iter().any(|(a, _)| a.starts_with(words.join(" ").as_str()));
+                ok.then(|| (j, (j..k).map(|x| toks[x].raw).collect::<Vec<_>>().join(" ")))
+            })
+        });
+        // A metric-like token after a superlative: "the lowest ct_value", "best dev_f1".
+        let after_superlative = (1..toks.len()).find(|&i| {
+            SUPERLATIVES.contains(&w(i - 1))
+                && !STOP.contains(&w(i))
+                && toks[i].raw.chars().next().is_some_and(char::is_alphabetic)
+                && (toks[i].raw.contains('_') || toks[i].raw.chars().any(|c| c.is_ascii_digit()))
+                && !is_path(&toks[i])
+        });
         let known = (0..toks.len()).find(|&i| {
             let word = w(i);
             known_metric(word) && !GUARDS.iter().any(|(m, before)| *m == word && i > 0 && before.contains(&w(i - 1)))
         });
         let alias = ALIASES.iter().find(|(phrase, _)| whole.has(phrase)).map(|(_, m)| m.to_string());
-        let metric_at = explicit.or(if alias.is_some() { None } else { known });
-        let metric = match (explicit, alias) {
-            (None, Some(a)) => Some(a),
+        let explicit = explicit.or(after_superlative);
+        let metric_at = explicit.or(phrase.as_ref().map(|(j, _)| *j)).or(if alias.is_some() { None } else { known });
+        let metric = match (explicit, &phrase, alias) {
+            (Some(i), _, _) => Some(toks[i].lower.clone()),
+            (None, Some((_, p)), _) => Some(p.clone()),
+            (None, None, Some(a)) => Some(a),
             _ => metric_at.map(|i| toks[i].lower.clone()),
         };
 
         // A family, only when named as one.
-        let generic_after = ["arm", "arms", "runs", "variants", "sweep", "ablation", "family"];
+        let generic_after = [
+            "arm",
+            "arms",
+            "runs",
+            "variants",
+            "sweep",
+            "sweeps",
+            "ablation",
+            "ablations",
+            "family",
+            "config",
+            "configs",
+            "experiment",
+            "experiments",
+        ];
+        // Words before "<name> sweep" that introduce the name as a determiner does
+        // ("in kdalpha arms", "rank wd sweep").
+        let introduces = |x: &str| {
+            DETERMINERS.contains(&x)
+                || ["in", "of", "for", "from", "on", "across", "whole", "entire", "rank", "compare"].contains(&x)
+        };
         let family_at = (0..toks.len()).find_map(|i| {
             let candidates: Vec<usize> = match w(i) {
                 "family" => {
@@ -687,7 +753,17 @@ impl Facts {
                     if stop_after.contains(&w(i + 2)) { vec![] } else { vec![i + 1] }
                 }
                 // "the kdsweep arms", "which lr ablation": a determiner, the name, the noun.
-                word if generic_after.contains(&word) && i > 1 && DETERMINERS.contains(&w(i - 2)) => vec![i - 1],
+                word if generic_after.contains(&word) && i > 1 && introduces(w(i - 2)) => vec![i - 1],
+                // "the ablation called nocurriculum", "a sweep named lr_fine".
+                word if generic_after.contains(&word) && matches!(w(i + 1), "called" | "named") => vec![i + 2],
+                // "in the dropout_v2 sweep": an identifier before the noun, whatever precedes it.
+                word if generic_after.contains(&word)
+                    && i > 0
+                    && toks[i - 1].raw.contains(['_', '-'])
+                    && question[toks[i - 1].end..toks[i].start].trim().is_empty() =>
+                {
+                    vec![i - 1]
+                }
                 // "kdalpha arms ranked by wer": the name opens the question.
                 "arms" | "sweep" | "ablation" | "variants"
                     if i == 1
@@ -705,6 +781,18 @@ impl Facts {
             })
         });
         let family = family_at.map(|i| toks[i].raw.to_string());
+        let limit = (0..toks.len()).find_map(|i| {
+            let n = |j: usize| w(j).parse::<u64>().ok().filter(|n| (1..=10_000).contains(n));
+            match w(i) {
+                "max" | "maximum" | "last" | "first" | "top" | "latest" | "newest" | "just" | "only" | "limit" => {
+                    n(i + 1)
+                }
+                "up" if w(i + 1) == "to" => n(i + 2),
+                "at" if w(i + 1) == "most" => n(i + 2),
+                _ => None,
+            }
+        });
+        let arms = stated_results(&toks, question);
 
         // A run: the one run-like token that is not the family or the metric.
         let runs: Vec<usize> =
@@ -716,6 +804,9 @@ impl Facts {
             }
         }
         let run = if names.len() == 1 { Some(names[0].to_string()) } else { None };
+        // The same one identifier, for a comparison that names no family as one; not a
+        // run of the form family_arm when that family is named.
+        let ident = run.clone().filter(|r| !r.contains('/') && family.is_none());
 
         // Blank out run names and paths so their parts are not read as words.
         // Character by character (a token's span is in bytes of `question`): a blanked
@@ -732,9 +823,14 @@ impl Facts {
             .collect();
         let masked = if masked == question { whole.clone() } else { Question::new(&masked) };
         // A project, only when named as one.
-        let project = (0..toks.len()).filter(|&i| w(i) == "project").find_map(|i| {
+        let project = (0..toks.len()).filter(|&i| matches!(w(i), "project" | "proj")).find_map(|i| {
             let j = if matches!(w(i + 1), "called" | "named") { i + 2 } else { i + 1 };
-            toks.get(j).filter(|t| family_like(&t.lower) && !is_path(t)).map(|t| t.raw.to_string())
+            let after = toks.get(j).filter(|t| family_like(&t.lower) && !is_path(t) && !t.slash);
+            // "the retrosynthesis project": a determiner or preposition, the name, the noun.
+            let before = (i >= 2 && introduces(w(i - 2)) && w(i - 2) != "which")
+                .then(|| &toks[i - 1])
+                .filter(|t| family_like(&t.lower) && !is_path(t) && !t.slash);
+            after.or(before).map(|t| t.raw.to_string())
         });
         let verdict = (0..toks.len()).find_map(|i| {
             let v = VERDICTS.iter().find(|v| w(i) == **v)?;
@@ -746,7 +842,7 @@ impl Facts {
             .map(|t| t.raw.to_string());
         let confirm = whole.any(&["confirm", "confirmed", "i confirm", "confirm true"]).is_some()
             && whole.any(&["don't confirm", "do not confirm", "not confirmed", "without confirm*"]).is_none();
-        Facts { family, metric, path, dir, run, project, verdict, root, confirm, masked }
+        Facts { family, metric, path, dir, run, project, verdict, root, confirm, limit, ident, arms, masked }
     }
 
     fn about_runs(&self, q: &Question) -> bool {
@@ -763,7 +859,21 @@ impl Facts {
         };
         for key in keys {
             let v = match *key {
+                "family" if tool == "runs.compare" => {
+                    self.family.clone().or_else(|| self.ident.clone()).map(Value::String)
+                }
                 "family" => self.family.clone().map(Value::String),
+                "limit" => self.limit.map(Value::from),
+                "arms" if !self.arms.is_empty() => {
+                    let mut arms = Args::new();
+                    for (arm, metric, v) in &self.arms {
+                        let entry = arms.entry(arm.clone()).or_insert_with(|| Value::Object(Args::new()));
+                        if let Some(m) = entry.as_object_mut() {
+                            m.insert(metric.clone(), Value::from(*v));
+                        }
+                    }
+                    Some(Value::Object(arms))
+                }
                 "metric" => self.metric.clone().map(Value::String),
                 "path" => path.clone().map(Value::String),
                 "name" => self.run.clone().map(Value::String),
@@ -782,6 +892,104 @@ impl Facts {
         }
         args
     }
+}
+
+/// Words that introduce a metric named by a phrase ("on mean return", "by val acc").
+const METRIC_LEADS: &[&str] = &["on", "by", "for", "using", "wrt"];
+
+/// Words before a metric that ask for its best value.
+const SUPERLATIVES: &[&str] = &[
+    "highest",
+    "lowest",
+    "best",
+    "worst",
+    "smallest",
+    "largest",
+    "biggest",
+    "maximises",
+    "maximizes",
+    "minimises",
+    "minimizes",
+    "maximise",
+    "maximize",
+    "minimise",
+    "minimize",
+    "max",
+    "min",
+    "top",
+];
+
+/// The nouns a metric's name ends in ("mean return", "exact match", "episode reward").
+const MEASURES: &[&str] = &[
+    "acc",
+    "accuracy",
+    "loss",
+    "error",
+    "rate",
+    "score",
+    "scores",
+    "reward",
+    "return",
+    "match",
+    "f1",
+    "bleu",
+    "rouge",
+    "auc",
+    "auroc",
+    "ppl",
+    "perplexity",
+    "precision",
+    "recall",
+    "latency",
+    "throughput",
+    "yield",
+    "efficiency",
+];
+
+/// Results stated for recording: a number, the metric word before it, and the arm
+/// before that ("w500 bleu 26.2", "arm P1 efficiency 0.97"), or the arm the question
+/// names with "arm X" when the word before the metric is not a name ("arm kd0.9 …
+/// with wer 0.0691").
+fn stated_results(toks: &[Tok<'_>], question: &str) -> Vec<(String, String, f64)> {
+    const NOT_ARMS: &[&str] = &[
+        "with", "has", "had", "got", "scored", "gets", "and", "at", "of", "is", "was", "a", "an", "the", "to", "for",
+        "in", "on", "arm", "arms", "family", "project", "metric", "results", "result", "these", "record", "log",
+    ];
+    let w = |i: usize| toks.get(i).map_or("", |t| t.lower.as_str());
+    let mut named_arm: Option<String> = None;
+    let mut out: Vec<(String, String, f64)> = Vec::new();
+    for i in 0..toks.len() {
+        if w(i) == "arm" {
+            named_arm = toks.get(i + 1).map(|t| t.raw.to_string());
+        }
+        let Ok(v) = toks[i].raw.parse::<f64>() else { continue };
+        if i == 0 || !v.is_finite() {
+            continue;
+        }
+        let m = &toks[i - 1];
+        let metric_ok = m.raw.chars().next().is_some_and(char::is_alphabetic)
+            && !NOT_ARMS.contains(&m.lower.as_str())
+            && !STOP.contains(&m.lower.as_str())
+            && !question[m.end..toks[i].start].contains([',', ';', '('])
+            && !is_path(m);
+        if !metric_ok {
+            continue;
+        }
+        let arm = (i >= 2)
+            .then(|| &toks[i - 2])
+            .filter(|a| {
+                !NOT_ARMS.contains(&a.lower.as_str())
+                    && !STOP.contains(&a.lower.as_str())
+                    && !question[a.end..m.start].contains([',', ';', '('])
+                    && a.raw.parse::<f64>().is_err()
+            })
+            .map(|a| a.raw.to_string())
+            .or_else(|| named_arm.clone());
+        if let Some(arm) = arm {
+            out.push((arm, m.raw.to_string(), v));
+        }
+    }
+    out
 }
 
 /// The evidence that decides what no rule claims (`attest_core::score`): weighted

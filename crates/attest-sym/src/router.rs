@@ -668,20 +668,48 @@ fn only_variable(a: &str, b: &str) -> Option<String> {
 
 /// "with respect to t", "wrt t", "for y", "in terms of y": the variable named.
 fn variable(q: &Question) -> Option<String> {
-    for p in ["with respect to", "respect to", "wrt", "for", "in terms of", "variable", "values of", "value of"] {
+    for p in
+        ["with respect to", "respect to", "wrt", "w r t", "for", "in terms of", "variable", "values of", "value of"]
+    {
         if let Some(i) = q.find(p) {
             let next = q.words.get(i + p.split_whitespace().count())?;
-            if next.text.chars().count() == 1 && next.text.chars().all(char::is_alphabetic) {
+            let one_letter = next.text.chars().count() == 1 && next.text.chars().all(char::is_alphabetic);
+            // A Greek letter's name is a variable too ("wrt theta"), after the words that
+            // can only introduce a variable.
+            let greek = GREEK.contains(&next.text.as_str()) && !matches!(p, "for" | "values of" | "value of");
+            if one_letter || greek {
                 return Some(q.raw[next.start..next.end].to_string());
             }
         }
     }
-    None
+    // Leibniz notation names it: d/dt, d^2/dt^2, ∂/∂k.
+    q.raw.split_whitespace().find_map(|t| {
+        let t = t.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '?' | ':'));
+        let rest = t.strip_prefix("d/d").or_else(|| t.strip_prefix("∂/∂")).or_else(|| {
+            let (_, after) = t.split_once("/d")?;
+            t.starts_with("d^").then_some(after)
+        })?;
+        let v: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
+        (v.chars().count() == 1 || GREEK.contains(&v.as_str())).then_some(v)
+    })
 }
+
+/// Names of Greek letters, which name variables.
+const GREEK: &[&str] = &[
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi",
+    "rho", "sigma", "tau", "phi", "chi", "psi", "omega",
+];
 
 fn order(q: &Question) -> Option<u32> {
     let names = [("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5), ("2nd", 2), ("3rd", 3), ("4th", 4)];
-    names.iter().find(|(w, _)| q.has(&format!("{w} derivative"))).map(|(_, n)| *n)
+    names.iter().find(|(w, _)| q.has(&format!("{w} derivative"))).map(|(_, n)| *n).or_else(|| {
+        // Leibniz notation states it: d^3/dt^3.
+        q.raw.split_whitespace().find_map(|t| {
+            let n = t.strip_prefix("d^")?;
+            let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u32>().ok().filter(|n| (2..=20).contains(n))
+        })
+    })
 }
 
 /// "from a to b" or "between a and b".
@@ -771,6 +799,13 @@ fn tokens(raw: &str) -> Vec<Tok> {
 }
 
 fn is_mathy(t: &str) -> bool {
+    // A hyphenated word ("taylor-expand", "co-author", "closed-form") is prose.
+    if t.contains('-')
+        && t.split('-').all(|p| p.chars().count() >= 2 && p.chars().all(char::is_alphabetic))
+        && !KNOWN.contains(&t.split('-').next().unwrap_or_default().to_lowercase().as_str())
+    {
+        return false;
+    }
     if t.chars().any(|c| c.is_ascii_digit() || "+-*/^()=|\\_[]{}<>".contains(c)) {
         return true;
     }

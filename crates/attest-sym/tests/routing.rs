@@ -58,7 +58,7 @@ fn never_panics_on_any_unicode() {
 /// write for a question that did not ask for one. `ROUTING_MISSES=1` prints the misses.
 #[test]
 fn tuning_questions_never_write_unasked() {
-    routing::tuning("sym", &[], |q| route(q, ""));
+    routing::tuning("sym", &[], |q, given| ROUTER.decide(q, given));
 }
 
 /// The committed model (`src/route-model.tsv`) is exactly what training on the
@@ -79,4 +79,11 @@ fn the_committed_model_is_retrained_from_the_training_files() {
 #[test]
 fn cross_validation_by_writer() {
     routing::cross_validation_by_writer(&ROUTER, "sym", include_str!("routing_cases.toml"));
+}
+
+/// Arguments by tool under cross-validation by writer (`FOLD` lines, the pooled report;
+/// `ROUTING_MISSES=<writer,…>|all` prints those writers' argument misses).
+#[test]
+fn arguments_by_writer() {
+    routing::arguments_by_writer(&ROUTER, "sym", include_str!("routing_cases.toml"));
 }

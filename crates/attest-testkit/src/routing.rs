@@ -230,14 +230,21 @@ pub fn never_panics(route: impl Fn(&str) -> Decision) {
 ///
 /// Asserts the one thing that holds whatever the accuracy: a tool that writes is never
 /// the result of a question labelled with another tool or with a question back.
-pub fn tuning(surface: &str, writes: &[&str], route: impl Fn(&str) -> Decision) -> attest_core::routing_eval::Report {
+pub fn tuning(
+    surface: &str,
+    writes: &[&str],
+    route: impl Fn(&str, &Map<String, Value>) -> Decision,
+) -> attest_core::routing_eval::Report {
     use attest_core::routing_eval;
     let path = std::env::var("ROUTING_FILE")
         .unwrap_or_else(|_| format!("{}/../../tests/routing/tuning/{surface}.jsonl", env!("CARGO_MANIFEST_DIR")));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    let cases: Vec<_> =
-        routing_eval::parse(&text).expect("the tuning file parses").into_iter().filter(|c| c.s == surface).collect();
-    let report = routing_eval::score(&cases, |_, q| route(q));
+    let (cases, given): (Vec<_>, Vec<_>) = routing_eval::parse_given(&text)
+        .expect("the tuning file parses")
+        .into_iter()
+        .filter(|(c, _)| c.s == surface)
+        .unzip();
+    let report = routing_eval::score_given(&cases, &given, |_, q, given| route(q, given));
     eprint!("{}", routing_eval::render(&report));
     if std::env::var_os("ROUTING_MISSES").is_some() {
         for m in &report.misses {
@@ -332,11 +339,46 @@ pub fn cross_validation_by_writer<F: attest_core::ask::Facts>(
     let table = router.cross_validate(&training(ns, cases_toml), &grid(), &t);
     for (p, t) in &table {
         eprintln!(
-            "CV\t{ns}\t{:?}\t{}\t{}\t{}\t{}\t{}\t{}",
-            p.combine, p.min, p.margin, t.right, t.wrong, t.declined, t.turns
+            "CV\t{ns}\t{:?}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            p.combine, p.min, p.margin, p.beside, t.right, t.wrong, t.declined, t.turns, t.args_right, t.args_total
         );
     }
     let of = |want: &Policy| table.iter().find(|(p, _)| p == want).map(|(_, t)| *t).expect("in the grid");
     let (chosen, rules) = (of(&Policy::CHOSEN), of(&Policy::RULES));
     assert!(chosen.right >= rules.right, "chosen {chosen:?}, rules alone {rules:?}");
+}
+
+/// Cross-validation by writer under the chosen policy, with arguments by tool: each
+/// fold's questions decided by a model trained on the other writers, scored as
+/// `attest eval routing` scores (right routes only carry arguments). Prints one `FOLD`
+/// line per writer, the pooled report with its per-tool argument counts, and, with
+/// `ROUTING_MISSES` set to a comma-separated list of writers (or `all`), those
+/// writers' argument misses as `ARGS` lines. Returns the pooled report.
+pub fn arguments_by_writer<F: attest_core::ask::Facts>(
+    router: &attest_core::ask::Router<F>,
+    ns: &str,
+    cases_toml: &str,
+) -> attest_core::routing_eval::Report {
+    use attest_core::learn::{Policy, Training};
+    use attest_core::routing_eval::{Report, render};
+    let folds = router.cross_validate_report(&training(ns, cases_toml), &Policy::CHOSEN, &Training::DEFAULT);
+    let show = std::env::var("ROUTING_MISSES").unwrap_or_default();
+    let mut pooled = Report::default();
+    for (name, r) in &folds {
+        let t = r.overall;
+        eprintln!(
+            "FOLD\t{ns}\t{name}\tright {}/{}\twrong {}\targs {}/{}",
+            t.right, t.turns, t.wrong, t.args_right, t.args_total
+        );
+        if show == "all" || show.split(',').any(|w| w == name) {
+            for m in r.misses.iter().filter(|m| m.kind == "args") {
+                eprintln!("ARGS\t{name}\t{:?}\t{:?}\tgot {}", m.q, m.expected, Value::Object(m.args.clone()));
+            }
+        }
+        pooled.add(r);
+    }
+    let mut summary = pooled.clone();
+    summary.misses.clear();
+    eprint!("{}", render(&summary));
+    pooled
 }
