@@ -52,6 +52,14 @@ fn benches(c: &mut Criterion) {
     });
     c.bench_function("sum/k^2 to n", |b| b.iter(|| black_box(attest_sym::sum("k^2", None, "1", "n", &l).ok())));
     c.bench_function("sum/1/k^2 to oo", |b| b.iter(|| black_box(attest_sym::sum("1/k^2", None, "1", "oo", &l).ok())));
+    // Integration: partial fractions with a sum over the roots of an irreducible cubic
+    // (roots found and checked), and the same over a finite range (numeric value).
+    c.bench_function("integrate/1/(x^3+x+1) (root sum)", |b| {
+        b.iter(|| black_box(attest_sym::integrate("1/(x^3 + x + 1)", None, None, &l).ok()))
+    });
+    c.bench_function("integrate/1/(x^3+x+1) over [0, 1] (root sum)", |b| {
+        b.iter(|| black_box(attest_sym::integrate("1/(x^3 + x + 1)", None, Some(("0", "1")), &l).ok()))
+    });
     c.bench_function("matrix/3x3 inverse", |b| {
         b.iter(|| black_box(attest_sym::matrix("[[2,0,1],[1,3,2],[1,1,2]]", Some("inverse"), &l).ok()))
     });

@@ -61,11 +61,13 @@ pub fn derivation(text: &str, operation: &str, var: Option<&str>, limits: &Limit
                 .into_iter()
                 .map(|s| DerivationStep { rule: s.rule, on: s.integrand, gives: s.result })
                 .collect();
-            steps.push(DerivationStep {
-                rule: "check: differentiate the result back".into(),
-                on: r.antiderivative.clone(),
-                gives: r.input.clone(),
-            });
+            // With sums over roots, the check is split (exact part exactly, the sums numerically).
+            let check = if r.root_sums.is_empty() {
+                "check: differentiate the result back".into()
+            } else {
+                format!("check: {}", r.checked)
+            };
+            steps.push(DerivationStep { rule: check, on: r.antiderivative.clone(), gives: r.input.clone() });
             Ok(DerivationResult {
                 input: r.input,
                 operation: op.into(),

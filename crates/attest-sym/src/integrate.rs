@@ -2,9 +2,13 @@
 //! formula for powers of sin), substitution `u = a·x + b`, integration by parts for
 //! `x^n·e^x`, `x^n·sin x`, `x^n·cos x`, `x^n·log x`, `e^x·sin x`, `e^x·cos x`, and
 //! rational functions by partial fractions (linear and quadratic factors over the
-//! rationals of any multiplicity, and pure cubic factors over their real cube root).
+//! rationals of any multiplicity, pure cubic factors over their real cube root, and
+//! any other irreducible factor of degree ≥ 3 by Hermite reduction and a sum of
+//! logarithms over its roots, [`RootSum`], checked numerically: see the `rootsum` module).
 //! Improper integrals by a table of known forms (Gaussian moments, `(x² + a)^(−n)`)
-//! or the limits of an antiderivative, each value confirmed by quadrature. Every
+//! or the limits of an antiderivative, each value confirmed by quadrature. A rational
+//! integrand's poles on the range are found exactly (a Sturm count), so a pole between
+//! sample points is never missed: the integral `diverges`. Every
 //! antiderivative is checked by differentiating it back; anything else is an honest
 //! "cannot integrate".
 
@@ -12,7 +16,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{Result, SymError};
-use crate::eval::{FloatEnv, eval_f64};
+use crate::eval::{FloatEnv, eval_f64, q_to_f64};
 use crate::expr::{Expr, Func, Q, q};
 use crate::limits::Limits;
 use crate::nf::{Atom, Cx, Nf, abs, apply, derivative, normal_form, power, root};
@@ -50,6 +54,36 @@ pub struct Integral {
     pub checked: String,
     /// The rules used, term by term.
     pub steps: Vec<IntegrationStep>,
+    /// Sums of logarithms over the roots of an irreducible factor of degree ≥ 3 (SymPy's
+    /// `RootSum`), each already written into `antiderivative`; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub root_sums: Vec<RootSum>,
+}
+
+/// `Σ_{Q(r)=0} A(r)/Q'(r) · log(x − r)`: the part of `∫ A/Q dx` for an irreducible `Q`
+/// of degree ≥ 3 over the rationals whose roots are not written with radicals here.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RootSum {
+    /// `Q(r)`, whose roots `r` the sum runs over, e.g. `r^3 + r + 1`.
+    pub polynomial: String,
+    /// Its degree: the number of complex roots summed over.
+    pub degree: usize,
+    /// The coefficient of `log(x − r)`, `A(r)/Q'(r)`.
+    pub coefficient: String,
+    /// The same coefficient reduced exactly modulo `Q(r)` to a polynomial in `r`.
+    pub reduced: String,
+    /// The term as written in the antiderivative.
+    pub text: String,
+    /// The term in LaTeX.
+    pub latex: String,
+    /// The roots, numerically (12 significant digits), real ones first.
+    pub roots: Vec<String>,
+    /// How many roots are real (an exact Sturm count).
+    pub real_roots: usize,
+    /// The coefficient at each root, numerically, in the order of `roots`.
+    pub coefficients: Vec<String>,
+    /// The largest relative residual `|Q(r)|/Σ|q_k||r|^k` of the roots.
+    pub residual: f64,
 }
 
 /// Integrate `text` with respect to `var` (the only variable when omitted), over
@@ -59,13 +93,41 @@ pub fn integrate(text: &str, var: Option<&str>, bounds: Option<(&str, &str)>, li
     let v = resolve_var(&e, var)?;
     let mut cx = Cx::new(*limits);
     let f = normal_form(&e, &mut cx)?;
+    if let Some(ab) = bounds
+        && let Some((why, shown)) = pole_in_range(&f, &v, ab, limits)?
+    {
+        // The antiderivative is shown when there is one; the verdict does not need it.
+        let mut out = integrate(text, Some(&v), None, limits).unwrap_or_else(|_| Integral {
+            input: e.to_string(),
+            variable: v.clone(),
+            antiderivative: String::new(),
+            bounds: None,
+            value: None,
+            numeric: None,
+            checked: String::new(),
+            steps: Vec::new(),
+            root_sums: Vec::new(),
+        });
+        out.bounds = Some(shown);
+        out.value = Some("diverges".into());
+        out.numeric = None;
+        out.checked = why;
+        return Ok(out);
+    }
     if let Some((a, b)) = bounds
         && [a, b].iter().any(|t| is_infinite(t))
     {
         return improper(&e, &f, &v, (a, b), limits);
     }
-    let mut it = Integrator { v: v.clone(), steps: Vec::new() };
+    let mut it = Integrator::new(&v);
     let anti = it.anti(&f, &mut cx)?;
+    if !it.sums.is_empty() {
+        let (mut out, parts) = with_root_sums(&e, &f, &v, &anti, it, &mut cx)?;
+        if let Some(ab) = bounds {
+            root_sum_definite(&mut out, &e, &parts, ab, limits)?;
+        }
+        return Ok(out);
+    }
     let back = derivative(&anti, &v, &mut cx)?.sub(&f, &mut cx)?;
     if !back.is_zero() {
         return Err(SymError::unsupported(format!(
@@ -81,6 +143,7 @@ pub fn integrate(text: &str, var: Option<&str>, bounds: Option<(&str, &str)>, li
         numeric: None,
         checked: "the derivative of the antiderivative equals the integrand (exact normal forms)".into(),
         steps: it.steps,
+        root_sums: Vec::new(),
     };
     if let Some((a, b)) = bounds {
         definite(&mut out, &e, &anti, (a, b), limits)?;
@@ -92,6 +155,151 @@ fn is_infinite(t: &str) -> bool {
     let t = t.trim().replace(' ', "").to_lowercase();
     let t = t.strip_prefix(['-', '+']).unwrap_or(&t);
     matches!(t, "oo" | "∞" | "inf" | "infinity" | "\\infty")
+}
+
+/// The square-free part of the denominator of `f` in lowest terms, when `f` is a
+/// rational function of `v` with rational coefficients (`None` otherwise, or for `0`).
+fn rational_denominator(f: &Nf, v: &str) -> Option<Vec<Q>> {
+    use crate::upoly::{divmod, gcd, trim};
+    let xa = Atom::Sym(v.into());
+    let dense = |p: &Poly| -> Option<Vec<Q>> {
+        if p.atoms().iter().any(|a| *a != xa) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (e, c) in p.coeffs_in(&xa) {
+            if out.len() <= e as usize {
+                out.resize(e as usize + 1, Q::from_integer(0.into()));
+            }
+            out[e as usize] = c.as_const()?;
+        }
+        Some(trim(out))
+    };
+    let (n, d) = (dense(&f.num)?, dense(&f.den)?);
+    if n.is_empty() || d.is_empty() {
+        return None;
+    }
+    let d = divmod(&d, &gcd(&n, &d)).0;
+    Some(divmod(&d, &gcd(&d, &crate::upoly::derivative(&d))).0)
+}
+
+/// One end of the range for the exact pole search.
+enum End {
+    Infinite,
+    /// A rational bound, exactly.
+    Exact(Q),
+    /// Any other bound (`pi`, `sqrt(2)`), between two rationals around its decimal value.
+    Near(Q, Q),
+}
+
+/// A rational integrand's poles on the range `[a, b]`, found exactly: every real root
+/// of the square-free part of its denominator (in lowest terms) is counted by Sturm's
+/// theorem on the closed range with rational ends, so none is missed between sample
+/// points. `Ok(Some((why, bounds)))` when a pole lies inside the range or at a bound
+/// (the integral diverges: near a pole of order `k ≥ 1` the integrand is at least
+/// `c/|x − r|^k`); an error when a root is too near an irrational bound to tell on
+/// which side it lies; `Ok(None)` when there is none or the integrand is not rational.
+fn pole_in_range(f: &Nf, v: &str, (a, b): (&str, &str), limits: &Limits) -> Result<Option<(String, [String; 2])>> {
+    use crate::rootsum::{q_of, roots_within, sturm_sequence};
+    use num_traits::Signed;
+    let Some(p) = rational_denominator(f, v) else { return Ok(None) };
+    if crate::upoly::degree(&p) == 0 {
+        return Ok(None);
+    }
+    let end = |t: &str| -> Result<(End, f64, String)> {
+        if is_infinite(t) {
+            let neg = t.trim().starts_with('-');
+            return Ok((
+                End::Infinite,
+                if neg { f64::NEG_INFINITY } else { f64::INFINITY },
+                (if neg { "-oo" } else { "oo" }).into(),
+            ));
+        }
+        let x = parse_expr(t, limits)?;
+        if !x.free_symbols().is_empty() {
+            return Err(SymError::input(format!("the bound '{t}' must be a number")));
+        }
+        let fx =
+            eval_f64(&x, &FloatEnv::new()).ok_or_else(|| SymError::input(format!("the bound '{t}' is undefined")))?;
+        if let Some(c) = normal_form(&x, &mut Cx::new(*limits)).ok().and_then(|n| n.as_const()) {
+            return Ok((End::Exact(c), fx, x.to_string()));
+        }
+        let d = 1e-9 * (1.0 + fx.abs());
+        let (Some(l), Some(h)) = (q_of(fx - d), q_of(fx + d)) else {
+            return Err(SymError::input(format!("the bound '{t}' is undefined")));
+        };
+        Ok((End::Near(l, h), fx, x.to_string()))
+    };
+    let ((ea, fa, sa), (eb, fb, sb)) = (end(a)?, end(b)?);
+    if fa == fb {
+        return Ok(None);
+    }
+    let ((lo, _, slo), (hi, _, shi)) =
+        if fa < fb { ((ea, fa, &sa), (eb, fb, &sb)) } else { ((eb, fb, &sb), (ea, fa, &sa)) };
+    // The outer range holds every point the range may cover; the inner one, every point
+    // it surely covers.
+    let outer_lo = match &lo {
+        End::Infinite => None,
+        End::Exact(x) | End::Near(x, _) => Some(x),
+    };
+    let inner_lo = match &lo {
+        End::Infinite => None,
+        End::Exact(x) | End::Near(_, x) => Some(x),
+    };
+    let outer_hi = match &hi {
+        End::Infinite => None,
+        End::Exact(x) | End::Near(_, x) => Some(x),
+    };
+    let inner_hi = match &hi {
+        End::Infinite => None,
+        End::Exact(x) | End::Near(x, _) => Some(x),
+    };
+    let seq = sturm_sequence(&p);
+    if roots_within(&p, &seq, outer_lo, outer_hi) == 0 {
+        return Ok(None);
+    }
+    let mut cx = Cx::new(*limits);
+    let factor = poly_in(&crate::upoly::monic(&p), v, &mut cx)?;
+    let inner_nonempty = match (inner_lo, inner_hi) {
+        (Some(l), Some(h)) => l <= h,
+        _ => true,
+    };
+    if !inner_nonempty || roots_within(&p, &seq, inner_lo, inner_hi) == 0 {
+        let near =
+            if matches!(lo, End::Near(..)) && roots_within(&p, &seq, outer_lo, inner_lo) > 0 { slo } else { shi };
+        return Err(SymError::unsupported(format!(
+            "the integrand has a pole (a real root of {factor}) within 1e-9 of the bound {near}, too near to tell \
+             whether it is inside the range; not evaluated"
+        )));
+    }
+    // Where: the least rational root inside, else the least root by bisection.
+    let inside = |r: &Q| inner_lo.is_none_or(|l| l <= r) && inner_hi.is_none_or(|h| r <= h);
+    let at = match rational_roots(&p).into_iter().filter(inside).min() {
+        Some(r) => format!("{v} = {}", Expr::Num(r)),
+        None => {
+            // Every root is within the Cauchy bound 1 + max |p_k/p_n|.
+            let lead = p.last().expect("non-empty").clone();
+            let bound = p.iter().map(|c| (c / &lead).abs()).fold(Q::from_integer(0.into()), |m, c| m.max(c))
+                + Q::from_integer(1.into());
+            let mut l = inner_lo.cloned().unwrap_or_else(|| -bound.clone());
+            let mut h = inner_hi.cloned().unwrap_or(bound);
+            for _ in 0..60 {
+                let m = (&l + &h) / Q::from_integer(2.into());
+                if roots_within(&p, &seq, Some(&l), Some(&m)) > 0 {
+                    h = m;
+                } else {
+                    l = m;
+                }
+            }
+            format!("{v} ≈ {}", attest_core::text::fmt_sig(q_to_f64(&((&l + &h) / Q::from_integer(2.into()))), 12))
+        }
+    };
+    let why = format!(
+        "the integrand has a pole at {at} (a real root of {factor}, the square-free part of its denominator, found \
+         exactly by a Sturm count on the range with rational ends) in the range or at a bound: near a pole a \
+         rational function is at least c/|{v} − r| in size, so the integral diverges there"
+    );
+    Ok(Some((why, [sa.clone(), sb.clone()])))
 }
 
 /// A definite integral with an infinite bound: the Gaussian table (`c·e^(−a x²)` over
@@ -114,6 +322,7 @@ fn improper(e: &Expr, f: &Nf, v: &str, (a, b): (&str, &str), limits: &Limits) ->
         numeric: None,
         checked: String::new(),
         steps: Vec::new(),
+        root_sums: Vec::new(),
     };
     let table = match gaussian(f, v, &pa, &pb, limits)? {
         Some(g) => Some(g),
@@ -123,8 +332,13 @@ fn improper(e: &Expr, f: &Nf, v: &str, (a, b): (&str, &str), limits: &Limits) ->
         Some(g) => g,
         None => {
             let mut cx = Cx::new(*limits);
-            let mut it = Integrator { v: v.to_string(), steps: Vec::new() };
+            let mut it = Integrator::new(v);
             let anti = it.anti(f, &mut cx)?;
+            if !it.sums.is_empty() {
+                let (mut r, parts) = with_root_sums(e, f, v, &anti, it, &mut cx)?;
+                root_sum_definite(&mut r, e, &parts, (&pa, &pb), limits)?;
+                return Ok(r);
+            }
             if !derivative(&anti, v, &mut cx)?.sub(f, &mut cx)?.is_zero() {
                 return Err(cannot(e));
             }
@@ -387,6 +601,462 @@ fn definite(out: &mut Integral, integrand: &Expr, anti: &Nf, (a, b): (&str, &str
 struct Integrator {
     v: String,
     steps: Vec<IntegrationStep>,
+    /// `∫ A/Q` left as a sum over the roots of `Q` (irreducible, degree ≥ 3).
+    sums: Vec<PendingSum>,
+    /// The irreducible factors of the denominators split by partial fractions.
+    poles: Vec<Vec<Q>>,
+}
+
+/// `∫ A/Q = Σ_{Q(r)=0} A(r)/Q'(r)·log(x − r)`, before its roots are found.
+struct PendingSum {
+    a: Vec<Q>,
+    q: Vec<Q>,
+    /// `A·(Q')⁻¹ mod Q`.
+    reduced: Vec<Q>,
+}
+
+/// What evaluating a root-sum antiderivative at bounds needs.
+struct RootSumParts {
+    /// The antiderivative without its root sums (exact).
+    exact: Nf,
+    solved: Vec<crate::rootsum::Solved>,
+    /// The denominator's irreducible factors (its real roots are the poles).
+    poles: Vec<Vec<Q>>,
+    /// The degrees of the integrand's numerator and denominator.
+    degrees: (u32, u32),
+}
+
+/// `Σ c_k x^k` as a normal form in the symbol `sym`.
+fn poly_in(c: &[Q], sym: &str, cx: &mut Cx) -> Result<Nf> {
+    let x = Nf::atom(Atom::Sym(sym.into()));
+    let mut out = Nf::zero();
+    for (i, k) in c.iter().enumerate() {
+        if *k != Q::from_integer(0.into()) {
+            out = out.add(&x.pow_int(i as i64, cx)?.scale(k), cx)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The name of the summation index: `r`, or another letter when `r` is the variable.
+fn root_symbol(v: &str) -> &'static str {
+    ["r", "s", "t", "u", "w"].into_iter().find(|r| *r != v).unwrap_or("r")
+}
+
+/// A polynomial (coefficients from the constant up) in LaTeX, in `sym`.
+fn poly_latex(c: &[Q], sym: &str) -> String {
+    use num_traits::{Signed, Zero};
+    let mut out = String::new();
+    for (k, coef) in c.iter().enumerate().rev() {
+        if coef.is_zero() {
+            continue;
+        }
+        let neg = coef.is_negative();
+        let a = coef.abs();
+        out.push_str(match (out.is_empty(), neg) {
+            (true, true) => "-",
+            (true, false) => "",
+            (false, true) => " - ",
+            (false, false) => " + ",
+        });
+        let power = match k {
+            0 => String::new(),
+            1 => sym.to_string(),
+            _ => format!("{sym}^{{{k}}}"),
+        };
+        let one = a == Q::from_integer(1.into());
+        let num = if a.is_integer() {
+            if one && k > 0 { String::new() } else { a.to_string() }
+        } else {
+            format!("\\frac{{{}}}{{{}}}", a.numer(), a.denom())
+        };
+        out.push_str(&num);
+        out.push_str(&power);
+    }
+    if out.is_empty() { "0".into() } else { out }
+}
+
+/// `n/d` (polynomials in the summation index) as `c·N/D` with `N`, `D` primitive
+/// integer polynomials with positive leading coefficients and `c` rational.
+fn ratio(n: &[Q], d: &[Q]) -> (Q, Vec<Q>, Vec<Q>) {
+    use crate::upoly::{divmod, gcd, primitive};
+    let g = gcd(n, d);
+    let (n, d) = (divmod(n, &g).0, divmod(d, &g).0);
+    let (cn, np) = primitive(&n);
+    let (cd, dp) = primitive(&d);
+    (&cn / &cd, np, dp)
+}
+
+fn is_one(p: &[Q]) -> bool {
+    p.len() == 1 && p[0] == Q::from_integer(1.into())
+}
+
+fn many_terms(p: &[Q]) -> bool {
+    p.iter().filter(|c| **c != Q::from_integer(0.into())).count() > 1
+}
+
+/// `n/d`, times `log` when given, as text: `log(x - r)/(3*r^2 + 1)`, `-r*log(x - r)/4`,
+/// `(46*r^2 - 38*r + 41)*log(x - r)/279`.
+fn ratio_text(n: &[Q], d: &[Q], r: &str, log: Option<&str>, cx: &mut Cx) -> Result<String> {
+    use num_traits::Signed;
+    let (c, np, dp) = ratio(n, d);
+    let a = c.abs();
+    let (p, q) = (a.numer(), a.denom());
+    let one = num_bigint::BigInt::from(1);
+    let has_den = q != one || !is_one(&dp);
+    let mut num = Vec::new();
+    if p != one || (is_one(&np) && log.is_none()) {
+        num.push(p.to_string());
+    }
+    if !is_one(&np) {
+        let t = poly_in(&np, r, cx)?.to_string();
+        let alone = num.is_empty() && log.is_none() && !has_den;
+        num.push(if many_terms(&np) && !alone { format!("({t})") } else { t });
+    }
+    num.extend(log.map(str::to_string));
+    let mut den = Vec::new();
+    if q != one {
+        den.push(q.to_string());
+    }
+    if !is_one(&dp) {
+        let t = poly_in(&dp, r, cx)?.to_string();
+        den.push(if many_terms(&dp) && !den.is_empty() { format!("({t})") } else { t });
+    }
+    let sign = if c.is_negative() { "-" } else { "" };
+    let num = num.join("*");
+    Ok(match den.len() {
+        0 => format!("{sign}{num}"),
+        1 if den[0].chars().all(|ch| ch.is_ascii_digit()) => format!("{sign}{num}/{}", den[0]),
+        _ => format!("{sign}{num}/({})", den.join("*")),
+    })
+}
+
+/// The same in LaTeX: `\frac{\log(x - r)}{3r^{2} + 1}`, `-\frac{r}{4}\,\log(x - r)`.
+fn ratio_latex(n: &[Q], d: &[Q], r: &str, log: &str) -> String {
+    use num_traits::Signed;
+    let (c, np, dp) = ratio(n, d);
+    let a = c.abs();
+    let (p, q) = (a.numer(), a.denom());
+    let one = num_bigint::BigInt::from(1);
+    let sign = if c.is_negative() { "-" } else { "" };
+    let np_tex = poly_latex(&np, r);
+    let dp_tex = poly_latex(&dp, r);
+    let num = match (p == one, is_one(&np)) {
+        (true, true) => String::new(),
+        (false, true) => p.to_string(),
+        (true, false) => np_tex,
+        (false, false) if many_terms(&np) => format!("{p}\\left({np_tex}\\right)"),
+        (false, false) => format!("{p}{np_tex}"),
+    };
+    let den = match (q == one, is_one(&dp)) {
+        (true, true) => String::new(),
+        (false, true) => q.to_string(),
+        (true, false) => dp_tex,
+        (false, false) if many_terms(&dp) => format!("{q}\\left({dp_tex}\\right)"),
+        (false, false) => format!("{q}{dp_tex}"),
+    };
+    match (num.is_empty(), den.is_empty()) {
+        (true, true) => format!("{sign}{log}"),
+        (true, false) => format!("{sign}\\frac{{{log}}}{{{den}}}"),
+        (false, true) if many_terms(&np) && p == one => format!("{sign}\\left({num}\\right) {log}"),
+        (false, true) => format!("{sign}{num}\\,{log}"),
+        (false, false) => format!("{sign}\\frac{{{num}}}{{{den}}}\\,{log}"),
+    }
+}
+
+/// The public description of one root sum, in the summation index `r`.
+fn describe_root_sum(s: &crate::rootsum::Solved, v: &str, r: &str, cx: &mut Cx) -> Result<RootSum> {
+    let poly = poly_in(&s.q, r, cx)?;
+    let dq = crate::upoly::derivative(&s.q);
+    let one = [Q::from_integer(1.into())];
+    let log = format!("log({v} - {r})");
+    let by_quotient = ratio_text(&s.a, &dq, r, Some(&log), cx)?;
+    let by_reduced = ratio_text(&s.reduced, &one, r, Some(&log), cx)?;
+    let use_reduced = by_reduced.len() < by_quotient.len();
+    let log_tex = format!("\\log({v} - {r})");
+    let (term, term_tex) = if use_reduced {
+        (by_reduced, ratio_latex(&s.reduced, &one, r, &log_tex))
+    } else {
+        (by_quotient, ratio_latex(&s.a, &dq, r, &log_tex))
+    };
+    Ok(RootSum {
+        polynomial: poly.to_string(),
+        degree: s.q.len() - 1,
+        coefficient: ratio_text(&s.a, &dq, r, None, cx)?,
+        reduced: ratio_text(&s.reduced, &one, r, None, cx)?,
+        text: format!("Σ_{{{r}: {poly} = 0}} {term}"),
+        latex: format!("\\sum_{{{} = 0}} {term_tex}", poly_latex(&s.q, r)),
+        roots: s.roots.z.iter().map(|z| crate::rootsum::show(*z)).collect(),
+        real_roots: s.roots.real,
+        coefficients: s.coeffs.iter().map(|z| crate::rootsum::show(*z)).collect(),
+        residual: s.roots.residual,
+    })
+}
+
+/// The answer for an antiderivative with root sums: the exact part checked by
+/// differentiating it back against the integrand minus the root sums' `A/Q` (exact),
+/// each root sum checked numerically (`rootsum::Solved::new`).
+fn with_root_sums(
+    e: &Expr,
+    f: &Nf,
+    v: &str,
+    anti: &Nf,
+    it: Integrator,
+    cx: &mut Cx,
+) -> Result<(Integral, RootSumParts)> {
+    let mut rest = f.clone();
+    for s in &it.sums {
+        rest = rest.sub(&poly_in(&s.a, v, cx)?.div(&poly_in(&s.q, v, cx)?, cx)?, cx)?;
+    }
+    if !derivative(anti, v, cx)?.sub(&rest, cx)?.is_zero() {
+        return Err(SymError::unsupported(format!(
+            "cannot integrate {e}: the candidate antiderivative did not differentiate back to the integrand"
+        )));
+    }
+    let r = root_symbol(v);
+    let mut solved = Vec::new();
+    let mut shown = Vec::new();
+    for s in it.sums {
+        let q_text = poly_in(&s.q, v, cx)?.to_string();
+        let sol = crate::rootsum::Solved::new(s.a, s.q, s.reduced).map_err(|why| {
+            SymError::unsupported(format!(
+                "cannot integrate {e}: its antiderivative has a sum of logarithms over the roots of {q_text} \
+                 (irreducible over the rationals), but {why}"
+            ))
+        })?;
+        shown.push(describe_root_sum(&sol, v, r, cx)?);
+        solved.push(sol);
+    }
+    let mut text = if anti.is_zero() { String::new() } else { anti.to_string() };
+    for t in &shown {
+        if !text.is_empty() {
+            text.push_str(" + ");
+        }
+        text.push_str(&t.text);
+    }
+    let mut checks = Vec::new();
+    if !anti.is_zero() {
+        checks.push(format!(
+            "the derivative of the exact part equals the integrand minus the root sum{}'s A/Q (exact normal forms)",
+            if shown.len() > 1 { "s" } else { "" }
+        ));
+    }
+    for (s, t) in solved.iter().zip(&shown) {
+        let n = t.degree;
+        let real = match s.roots.real {
+            0 => "none real, by an exact Sturm count".to_string(),
+            k => format!("{k} real by an exact Sturm count, each certified by a sign change"),
+        };
+        checks.push(format!(
+            "the root sum over {} = 0 numerically: its {n} complex roots by Durand–Kerner polished by Newton's method \
+             ({real}; largest relative residual {}), and its derivative Σ c_i/({v} − r_i) matches A({v})/Q({v}) at {} \
+             sample points, {} of them complex (largest relative difference {})",
+            t.polynomial,
+            attest_core::text::fmt_sig(s.roots.residual, 1),
+            s.samples,
+            s.complex_samples,
+            attest_core::text::fmt_sig(s.worst, 1)
+        ));
+    }
+    let xa = Atom::Sym(v.into());
+    let parts = RootSumParts {
+        exact: anti.clone(),
+        solved,
+        poles: it.poles,
+        degrees: (f.num.degree_in(&xa), f.den.degree_in(&xa)),
+    };
+    let out = Integral {
+        input: e.to_string(),
+        variable: v.to_string(),
+        antiderivative: text,
+        bounds: None,
+        value: None,
+        numeric: None,
+        checked: checks.join("; "),
+        steps: it.steps,
+        root_sums: shown,
+    };
+    Ok((out, parts))
+}
+
+/// A definite integral whose antiderivative has root sums: a pole of the integrand in
+/// the range (a real root of a denominator factor, certified) means it diverges;
+/// otherwise the value is numeric, `G(b) − G(a)` with `G` the antiderivative and
+/// principal complex logarithms (continuous on the range, since `x − r` never crosses
+/// the negative real axis there), an infinite end by Richardson extrapolation of `G`
+/// at `±X` and `±2X`, confirmed by quadrature.
+fn root_sum_definite(
+    out: &mut Integral,
+    integrand: &Expr,
+    parts: &RootSumParts,
+    (a, b): (&str, &str),
+    limits: &Limits,
+) -> Result<()> {
+    use crate::rootsum::Z;
+    let v = out.variable.clone();
+    let end = |t: &str| -> Result<(f64, String)> {
+        if is_infinite(t) {
+            let neg = t.trim().starts_with('-');
+            return Ok((if neg { f64::NEG_INFINITY } else { f64::INFINITY }, if neg { "-oo" } else { "oo" }.into()));
+        }
+        let x = parse_expr(t, limits)?;
+        if !x.free_symbols().is_empty() {
+            return Err(SymError::input(format!("the bound '{t}' must be a number")));
+        }
+        let fx =
+            eval_f64(&x, &FloatEnv::new()).ok_or_else(|| SymError::input(format!("the bound '{t}' is undefined")))?;
+        Ok((fx, x.to_string()))
+    };
+    let ((fa, sa), (fb, sb)) = (end(a)?, end(b)?);
+    out.bounds = Some([sa.clone(), sb.clone()]);
+    let (lo, hi) = if fa <= fb { (fa, fb) } else { (fb, fa) };
+    let sign = if fa <= fb { 1.0 } else { -1.0 };
+    if lo == hi {
+        out.value = Some("0".into());
+        out.numeric = Some(0.0);
+        out.checked = "the bounds are equal".into();
+        return Ok(());
+    }
+    // Poles in the range.
+    let mut cx = Cx::new(*limits);
+    for p in &parts.poles {
+        let brackets: Vec<(f64, f64)> = if p.len() == 2 {
+            let r = q_to_f64(&(-(&p[0] / &p[1])));
+            vec![(r, r)]
+        } else {
+            crate::rootsum::roots(p)
+                .map_err(|why| {
+                    SymError::unsupported(format!(
+                        "the poles of the integrand could not be located ({why}); not evaluated"
+                    ))
+                })?
+                .brackets
+        };
+        for (l, h) in brackets {
+            if h < lo || l > hi {
+                continue;
+            }
+            let factor = poly_in(p, &v, &mut cx)?;
+            let at = attest_core::text::fmt_sig((l + h) / 2.0, 12);
+            if l >= lo && h <= hi {
+                out.value = Some("diverges".into());
+                out.numeric = None;
+                out.checked = format!(
+                    "the integrand has a pole at {v} ≈ {at} (a real root of {factor}) in the range: near a pole a \
+                     rational function is at least c/|{v} − r| in size, so the integral diverges there"
+                );
+                return Ok(());
+            }
+            return Err(SymError::unsupported(format!(
+                "the integrand has a pole at {v} ≈ {at} (a real root of {factor}) too near a bound to tell whether it is \
+                 inside the range; not evaluated"
+            )));
+        }
+    }
+    let (num_deg, den_deg) = parts.degrees;
+    if (lo.is_infinite() || hi.is_infinite()) && num_deg + 1 >= den_deg {
+        out.value = Some("diverges".into());
+        out.numeric = None;
+        out.checked = format!(
+            "the integrand is a rational function of degree {} at infinity (numerator degree {num_deg}, denominator \
+             degree {den_deg}), so it decays no faster than 1/{v} and the integral diverges",
+            num_deg as i64 - den_deg as i64
+        );
+        return Ok(());
+    }
+    let exact = parts.exact.to_expr();
+    let g = |x: f64| -> Option<Z> {
+        let env: FloatEnv = [(v.clone(), x)].into();
+        let base = if parts.exact.is_zero() { 0.0 } else { eval_f64(&exact, &env)? };
+        let sum = parts.solved.iter().fold(Z::real(base), |acc, s| acc + s.at(x));
+        (sum.re.is_finite() && sum.im.is_finite()).then_some(sum)
+    };
+    let spread = parts
+        .solved
+        .iter()
+        .flat_map(|s| s.roots.z.iter().map(|z| z.abs()))
+        .chain(parts.poles.iter().filter(|p| p.len() == 2).map(|p| q_to_f64(&(&p[0] / &p[1])).abs()))
+        .chain([lo, hi].into_iter().filter(|x| x.is_finite()).map(f64::abs))
+        .fold(1.0, f64::max);
+    let big = 1e6 * spread;
+    let at = |x: f64| -> Option<Z> {
+        if x.is_infinite() {
+            let s = x.signum();
+            let (g1, g2) = (g(s * big)?, g(s * 2.0 * big)?);
+            Some(Z::new(2.0 * g2.re - g1.re, 2.0 * g2.im - g1.im))
+        } else {
+            g(x)
+        }
+    };
+    let (Some(gl), Some(gh)) = (at(lo), at(hi)) else {
+        return Err(SymError::unsupported("the antiderivative has no decimal value at a bound; not evaluated"));
+    };
+    let d = gh - gl;
+    if d.im.abs() > 1e-8 * (1.0 + d.re.abs()) {
+        return Err(SymError::unsupported(format!(
+            "the root sums' value over the range is not real (imaginary part {:e}); not evaluated",
+            d.im
+        )));
+    }
+    let value = d.re;
+    let lowered = crate::verify::lower(integrand, limits)?;
+    let (quad, how) = if lo.is_finite() && hi.is_finite() {
+        (gauss_legendre(&lowered, &v, lo, hi), "Gauss–Legendre quadrature (5 points on 400 panels)")
+    } else {
+        let (qa, qb) = if fa <= fb { (sa.as_str(), sb.as_str()) } else { (sb.as_str(), sa.as_str()) };
+        (quadrature(&lowered, &v, qa, qb, limits), "quadrature over the mapped range")
+    };
+    let quad =
+        quad.ok_or_else(|| SymError::unsupported("the integrand is undefined somewhere on the range: not evaluated"))?;
+    if (quad - value).abs() > 1e-6 * value.abs().max(1.0) {
+        return Err(SymError::unsupported(format!(
+            "the value {value} from the root sums is not confirmed by quadrature ({quad}); no answer is given"
+        )));
+    }
+    out.value = None;
+    // Twelve significant digits: what the quadrature cross-check can vouch for and more.
+    out.numeric = attest_core::text::fmt_sig(sign * value, 12).parse().ok();
+    let inf = if lo.is_infinite() || hi.is_infinite() {
+        format!(
+            ", an infinite end as the limit of F by Richardson extrapolation from {v} = ±{} and ±{}",
+            attest_core::text::fmt_g(big),
+            attest_core::text::fmt_g(2.0 * big)
+        )
+    } else {
+        String::new()
+    };
+    out.checked = format!(
+        "numeric, not exact: F(b) − F(a) with F the antiderivative, its root sums in principal complex logarithms \
+         (continuous on the range: no root of the denominator is real inside it){inf}, gives {}; {how} gives {}; \
+         the antiderivative itself: {}",
+        attest_core::text::fmt_sig(sign * value, 12),
+        attest_core::text::fmt_sig(sign * quad, 12),
+        out.checked
+    );
+    Ok(())
+}
+
+/// `∫_lo^hi f` by 5-point Gauss–Legendre on 400 equal panels.
+fn gauss_legendre(f: &Expr, v: &str, lo: f64, hi: f64) -> Option<f64> {
+    const NODES: [(f64, f64); 5] = [
+        (-0.906_179_845_938_664, 0.236_926_885_056_189_1),
+        (-0.538_469_310_105_683_1, 0.478_628_670_499_366_5),
+        (0.0, 0.568_888_888_888_888_9),
+        (0.538_469_310_105_683_1, 0.478_628_670_499_366_5),
+        (0.906_179_845_938_664, 0.236_926_885_056_189_1),
+    ];
+    let prog = crate::eval::FloatProgram::new(f, &[v.to_string()]);
+    let mut stack = Vec::new();
+    let panels = 400;
+    let h = (hi - lo) / panels as f64;
+    let mut sum = 0.0;
+    for i in 0..panels {
+        let mid = lo + h * (i as f64 + 0.5);
+        for (t, w) in NODES {
+            sum += w * prog.eval(&[mid + 0.5 * h * t], &mut stack)?;
+        }
+    }
+    Some(sum * 0.5 * h)
 }
 
 fn depends(a: &Atom, v: &str) -> bool {
@@ -465,11 +1135,15 @@ fn pure_cubic(p: &[Q]) -> Option<(Q, Q)> {
 
 fn cannot(what: impl std::fmt::Display) -> SymError {
     SymError::unsupported(format!(
-        "cannot integrate {what}: no rule here applies (this library integrates polynomials, exp, sin, cos, log, linear substitutions, parts for x^n times e^x, sin, cos or log and for e^x times sin or cos, and rational functions whose denominators factor over the rationals into linear and quadratic factors)"
+        "cannot integrate {what}: no rule here applies (this library integrates polynomials, exp, sin, cos, log, linear substitutions, parts for x^n times e^x, sin, cos or log and for e^x times sin or cos, and rational functions in one variable with rational coefficients whose denominators of degree ≤ 12 factor over the rationals)"
     ))
 }
 
 impl Integrator {
+    fn new(v: &str) -> Integrator {
+        Integrator { v: v.to_string(), steps: Vec::new(), sums: Vec::new(), poles: Vec::new() }
+    }
+
     fn step(&mut self, rule: &str, integrand: String, result: &Nf) {
         self.steps.push(IntegrationStep { rule: rule.into(), integrand, result: result.to_string() });
     }
@@ -605,12 +1279,11 @@ impl Integrator {
         Ok(Some(total))
     }
 
-    /// Partial fractions over the rationals for a denominator of degree ≥ 3 whose
-    /// irreducible factors over the rationals (any multiplicity) have degree ≤ 2: the
+    /// Partial fractions over the rationals for a denominator of degree 3 to 12: the
     /// coefficients by one exact linear system, each piece integrated (log, power
-    /// rule, the quadratic rule, or its reduction formula for powers of a quadratic).
-    /// `None` when the denominator could not be factored; an error naming the factor
-    /// when one is an irreducible cubic or higher.
+    /// rule, the quadratic rule, or its reduction formula for powers of a quadratic;
+    /// for a factor of degree ≥ 3, Hermite reduction and then [`Self::log_part`]).
+    /// `None` when the denominator could not be factored.
     fn partial_fractions(&mut self, f: &Nf, dcs: &[(u32, Q)], cx: &mut Cx) -> Result<Option<Nf>> {
         let xa = Atom::Sym(self.v.as_str().into());
         let deg = dcs.last().map_or(0, |d| d.0) as usize;
@@ -647,23 +1320,7 @@ impl Integrator {
         if !fz.unsearched.is_empty() {
             return Ok(None);
         }
-        if let Some((p, m)) =
-            fz.factors.iter().find(|(p, m)| p.len() > 4 || (p.len() == 4 && (*m > 1 || pure_cubic(p).is_none())))
-        {
-            let why = if p.len() == 4 && *m == 1 {
-                "its roots are those of a general cubic, and the antiderivative would be a sum of logarithms over them \
-                 (SymPy's RootSum), which is not built here"
-            } else if p.len() == 4 {
-                "a power of a cubic factor is not integrated here"
-            } else {
-                "partial fractions would need its irrational roots"
-            };
-            return Err(cannot(format!(
-                "{f}: its denominator has the factor {} of degree {}, irreducible over the rationals ({why})",
-                self.poly_nf(p, cx)?,
-                p.len() - 1
-            )));
-        }
+        self.poles.extend(fz.factors.iter().map(|(p, _)| p.clone()));
         // Basis: x^i·d/P^j for each factor P of multiplicity m, 1 ≤ j ≤ m, i < deg P.
         let mut basis: Vec<Vec<Q>> = Vec::new();
         for (p, m) in &fz.factors {
@@ -703,19 +1360,39 @@ impl Integrator {
             }
         }
         let mut k = 0;
+        let sums_before = self.sums.len();
         let mut quadratic = false;
         for (p, mult) in &fz.factors {
             let pn = self.poly_nf(p, cx)?;
+            if p.len() >= 4 {
+                // Degree ≥ 3: Hermite reduction down to A/P, then its logarithmic part.
+                quadratic = true;
+                let mut over_p: Vec<Q> = Vec::new();
+                for j in 1..=*mult {
+                    let a: Vec<Q> = u[k..k + p.len() - 1].to_vec();
+                    k += p.len() - 1;
+                    let (rat, rest) = self.hermite(&a, p, j, cx)?;
+                    total = total.add(&rat, cx)?;
+                    over_p = crate::rootsum::plus(&over_p, &rest);
+                }
+                if *mult > 1 {
+                    self.step(
+                        "Hermite reduction: ∫ A/P^j = −B/((j−1)P^(j−1)) + ∫ (C + B'/(j−1))/P^(j−1), A = B·P' + C·P",
+                        f.to_string(),
+                        &total,
+                    );
+                }
+                let t = self.log_part(&over_p, p, &pn, cx)?;
+                total = total.add(&t, cx)?;
+                continue;
+            }
             for j in 1..=*mult {
                 let a: Vec<Q> = u[k..k + p.len() - 1].to_vec();
                 k += p.len() - 1;
                 if a.iter().all(|c| *c == Q::from_integer(0.into())) {
                     continue;
                 }
-                let t = if p.len() == 4 {
-                    quadratic = true;
-                    self.over_pure_cubic(&a, p, cx)?
-                } else if p.len() == 2 {
+                let t = if p.len() == 2 {
                     // a/(p1·x + p0)^j
                     let c = &a[0] / &p[1];
                     if j == 1 {
@@ -735,8 +1412,80 @@ impl Integrator {
         } else {
             "partial fractions (rational roots of the denominator)"
         };
-        self.step(rule, f.to_string(), &total);
+        if self.sums.len() > sums_before {
+            // The root sums are added to the result after their roots are found.
+            let exact = if total.is_zero() { String::new() } else { format!("{total} + ") };
+            self.steps.push(IntegrationStep {
+                rule: rule.into(),
+                integrand: f.to_string(),
+                result: format!("{exact}the sum over the roots above"),
+            });
+        } else {
+            self.step(rule, f.to_string(), &total);
+        }
         Ok(Some(total))
+    }
+
+    /// `∫ A/P^j` for an irreducible `P` of degree ≥ 3 (so `gcd(P, P') = 1`), by
+    /// Hermite reduction: with `B = A·(P')⁻¹ mod P` and `C = (A − B·P')/P`,
+    /// `∫ A/P^j = −B/((j−1)·P^(j−1)) + ∫ (C + B'/(j−1))/P^(j−1)`, down to `j = 1`: the
+    /// rational part and the numerator left over `P`.
+    fn hermite(&mut self, a: &[Q], p: &[Q], j: u32, cx: &mut Cx) -> Result<(Nf, Vec<Q>)> {
+        use crate::rootsum::{minus, plus, times};
+        use crate::upoly::{derivative as dpoly, divmod, mul};
+        let mut a = crate::upoly::trim(a.to_vec());
+        let mut rat = Nf::zero();
+        if j == 1 || a.is_empty() {
+            return Ok((rat, a));
+        }
+        let dp = dpoly(p);
+        let inv = crate::rootsum::inverse_mod(&dp, p)
+            .ok_or_else(|| cannot("a factor that shares a root with its derivative"))?;
+        let pn = self.poly_nf(p, cx)?;
+        for jj in (2..=j).rev() {
+            let b = divmod(&mul(&a, &inv), p).1;
+            let (c, r) = divmod(&minus(&a, &mul(&b, &dp)), p);
+            if !r.is_empty() {
+                return Err(cannot("this power of an irreducible factor (Hermite reduction left a remainder)"));
+            }
+            let k = q(jj as i64 - 1);
+            let piece = self.poly_nf(&b, cx)?.mul(&pn.pow_int(-(jj as i64 - 1), cx)?, cx)?.scale(&(-k.recip()));
+            rat = rat.add(&piece, cx)?;
+            a = plus(&c, &times(&dpoly(&b), &k.recip()));
+        }
+        Ok((rat, a))
+    }
+
+    /// `∫ A/P` for an irreducible `P` of degree ≥ 3 and `deg A < deg P`: with
+    /// `c(r) = A·(P')⁻¹ mod P` (the residue at each root `r`), `c·log|P|` when `c` is a
+    /// constant (then `A = c·P'`); the real cube root for a pure cubic; otherwise the sum
+    /// `Σ_{P(r)=0} c(r)·log(x − r)`, left to the caller (it adds nothing here).
+    fn log_part(&mut self, a: &[Q], p: &[Q], pn: &Nf, cx: &mut Cx) -> Result<Nf> {
+        let a = crate::upoly::trim(a.to_vec());
+        if a.is_empty() {
+            return Ok(Nf::zero());
+        }
+        let dp = crate::upoly::derivative(p);
+        let inv = crate::rootsum::inverse_mod(&dp, p)
+            .ok_or_else(|| cannot("a factor that shares a root with its derivative"))?;
+        let reduced = crate::upoly::divmod(&crate::upoly::mul(&a, &inv), p).1;
+        let shown = self.poly_nf(&a, cx)?.div(pn, cx)?.to_string();
+        if reduced.len() <= 1 {
+            let c = reduced.first().cloned().unwrap_or(Q::from_integer(0.into()));
+            let t = apply(Func::Log, &abs(pn, cx)?, cx)?.scale(&c);
+            self.step("logarithm rule: the numerator is c·P', so ∫ c·P'/P = c·log|P|", shown, &t);
+            return Ok(t);
+        }
+        if p.len() == 4 && pure_cubic(p).is_some() {
+            return self.over_pure_cubic(&a, p, cx);
+        }
+        self.steps.push(IntegrationStep {
+            rule: "sum over the roots (Rothstein–Trager): ∫ A/P = Σ_{P(r)=0} A(r)/P'(r)·log(x − r)".into(),
+            integrand: shown,
+            result: format!("a sum over the {} roots of {pn}", p.len() - 1),
+        });
+        self.sums.push(PendingSum { a, q: p.to_vec(), reduced });
+        Ok(Nf::zero())
     }
 
     /// `∫ a(x)/P` for an irreducible cubic `P = p3·(x + s)^3 + k` (a pure cube after
@@ -1082,11 +1831,51 @@ mod tests {
                 integrate(e, None, None, &Limits::default())
             );
         }
-        // General irreducible cubics and quartics are refused, naming the factor.
-        for e in ["1/(x^4 + 1)", "x/((x - 1)(x^3 + x + 1))", "1/(x^3 - 2)^2"] {
-            let r = integrate(e, None, None, &Limits::default());
-            assert!(matches!(r, Err(SymError::Unsupported { .. })), "{e}: {r:?}");
+        // General irreducible cubics and quartics: a sum over their roots, checked.
+        for (e, sums) in [
+            ("1/(x^4 + 1)", 1),
+            ("x/((x - 1)(x^3 + x + 1))", 1),
+            ("1/(x^3 + x + 1)", 1),
+            ("1/(x^4 + x + 1)", 1),
+            ("1/((x^3 + x + 1)(x^3 + 2x + 2))", 2),
+            ("1/(x^3 + x + 1)^2", 1),
+            ("1/(x^5 - x + 1)", 1),
+            // A pure cubic squared: Hermite reduction, then the real cube root (no sum).
+            ("1/(x^3 - 2)^2", 0),
+            // The numerator is c·Q': c·log|Q|, exact (no sum).
+            ("(3x^2 + 1)/(x^3 + x + 1)", 0),
+            ("(6x^2 + 2)/(x^3 + x + 1)^2", 0),
+        ] {
+            let r = integrate(e, None, None, &Limits::default()).unwrap_or_else(|err| panic!("{e}: {err}"));
+            assert_eq!(r.root_sums.len(), sums, "{e}: {r:?}");
         }
+        assert_eq!(anti("(3x^2 + 1)/(x^3 + x + 1)"), "log(abs(x^3 + x + 1))");
+        assert_eq!(anti("1/(x^3 + x + 1)"), "Σ_{r: r^3 + r + 1 = 0} log(x - r)/(3*r^2 + 1)");
+        assert_eq!(anti("1/(x^4 + 1)"), "Σ_{r: r^4 + 1 = 0} -r*log(x - r)/4");
+    }
+
+    #[test]
+    fn root_sums_over_bounds() {
+        let l = Limits::default();
+        let n = |e: &str, a: &str, b: &str| {
+            let r = integrate(e, None, Some((a, b)), &l).unwrap_or_else(|err| panic!("{e}: {err}"));
+            assert!(r.value.is_none(), "{r:?}");
+            r.numeric.unwrap()
+        };
+        // Reference values by adaptive quadrature (mpmath.quad, 30 digits).
+        assert!((n("1/(x^3 + x + 1)", "0", "1") - 0.630_319_322_412_408).abs() < 1e-9);
+        assert!((n("1/(x^4 + 1)", "-oo", "oo") - std::f64::consts::PI / 2f64.sqrt()).abs() < 1e-8);
+        assert!((n("1/(x^4 + 1)", "1", "0") + 0.866_972_987_339_911).abs() < 1e-9);
+        // A real root inside the range: diverges; a linear factor's pole too.
+        for (e, a, b) in
+            [("1/(x^3 + x + 1)", "-1", "0"), ("1/(x^3 + x + 1)", "-oo", "0"), ("x/((x - 1)(x^3 + x + 1))", "0", "2.5")]
+        {
+            let r = integrate(e, None, Some((a, b)), &l).unwrap();
+            assert_eq!(r.value.as_deref(), Some("diverges"), "{e} over [{a}, {b}]: {r:?}");
+        }
+        // Degree at infinity ≥ −1: diverges.
+        let r = integrate("x^2/(x^3 + x + 1)", None, Some(("0", "oo")), &l).unwrap();
+        assert_eq!(r.value.as_deref(), Some("diverges"), "{r:?}");
     }
 
     #[test]
@@ -1157,6 +1946,41 @@ mod tests {
         let s = integrate("sin(x)", None, Some(("0", "pi")), &l).unwrap();
         assert_eq!(s.value.as_deref(), Some("2"));
         assert!(matches!(integrate("exp(x^2)", None, None, &l), Err(SymError::Unsupported { .. })));
-        assert!(matches!(integrate("1/x", None, Some(("-1", "1")), &l), Err(SymError::Unsupported { .. })));
+        // A non-rational integrand undefined on the range is still refused.
+        assert!(matches!(integrate("1/sin(x)", None, Some(("-1", "1")), &l), Err(SymError::Unsupported { .. })));
+    }
+
+    #[test]
+    fn rational_poles_found_exactly() {
+        let l = Limits::default();
+        let value = |f: &str, a: &str, b: &str| integrate(f, None, Some((a, b)), &l).map(|r| (r.value, r.numeric));
+        let diverges = (Some("diverges".to_string()), None);
+        // Inside, between any sample points; at a bound; reversed bounds; an infinite end.
+        for (f, a, b) in [
+            ("1/x", "-1", "1"),
+            ("1/(x - 1)", "0", "2.1"),
+            ("1/(x^2 - 2)", "0", "3"),
+            ("1/x^3", "-1", "1"),
+            ("1/x", "0", "1"),
+            ("1/(x - 1)^2", "2.1", "0"),
+            ("1/(x - 1)^2", "0", "oo"),
+            ("1/(x - 3)", "0", "pi"),
+            ("x/(x^5 - 3x + 1)", "1", "2"),
+        ] {
+            assert_eq!(value(f, a, b).unwrap(), diverges, "{f} over [{a}, {b}]");
+        }
+        let r = integrate("1/(x^2 - 2)", None, Some(("0", "3")), &l).unwrap();
+        assert!(r.checked.contains("x ≈ 1.41421356237") && r.checked.contains("Sturm"), "{}", r.checked);
+        let r = integrate("1/(x - 1)", None, Some(("0", "2.1")), &l).unwrap();
+        assert!(r.checked.contains("x = 1 "), "{}", r.checked);
+        // Just outside: finite; a cancelled factor is no pole.
+        let (v, n) = value("1/(x - 1)", "0", "0.999").unwrap();
+        assert_eq!(v.as_deref(), Some("-3*log(2) - 3*log(5)"));
+        assert!((n.unwrap() + 1000f64.ln()).abs() < 1e-12);
+        assert!(value("1/(x - 3)", "pi", "4").unwrap().1.is_some());
+        assert!(value("(x - 1)/((x - 1)(x + 3))", "0", "2.1").unwrap().1.is_some());
+        // A root within 1e-9 of an irrational bound: refused, not guessed.
+        let e = integrate("1/(x^2 - 2)", None, Some(("0", "sqrt(2)")), &l).unwrap_err();
+        assert!(matches!(e, SymError::Unsupported { .. }) && e.to_string().contains("too near"), "{e}");
     }
 }

@@ -45,6 +45,7 @@ pub mod ops;
 pub mod parse;
 pub mod poly;
 pub mod rat;
+mod rootsum;
 pub mod router;
 mod router_more;
 pub mod saturate;

@@ -551,6 +551,49 @@ fn present_integral(r: &Integral) -> (String, Vec<String>) {
     if r.bounds.is_some() && r.value.is_none() {
         caveats.push("the value is numeric, not exact".to_string());
     }
+    if !r.root_sums.is_empty() {
+        for s in &r.root_sums {
+            let mut roots: Vec<String> = Vec::new();
+            let mut i = 0;
+            while i < s.roots.len() {
+                let z = &s.roots[i];
+                match (z.split_once(" + "), s.roots.get(i + 1)) {
+                    (Some((re, im)), Some(next)) if *next == format!("{re} - {im}") => {
+                        roots.push(format!("{re} ± {im}"));
+                        i += 2;
+                    }
+                    _ => {
+                        roots.push(z.clone());
+                        i += 1;
+                    }
+                }
+            }
+            let real = match s.real_roots {
+                0 => "none of them real".to_string(),
+                k if k == s.degree => "all of them real".to_string(),
+                k => format!("{k} real"),
+            };
+            let i = s.text.strip_prefix("Σ_{").and_then(|t| t.split_once(':')).map_or("r", |(i, _)| i);
+            caveats.push(format!(
+                "Σ runs over the {} complex roots {i} of {} = 0 ({real}): {i} ≈ {}",
+                s.degree,
+                s.polynomial,
+                roots.join(", ")
+            ));
+            if s.coefficient != s.reduced {
+                caveats.push(format!(
+                    "the coefficient of log({v} − {i}) is A({i})/Q'({i}) = {}, which is {} modulo {} (exact)",
+                    s.coefficient, s.reduced, s.polynomial
+                ));
+            }
+            caveats.push(format!("in LaTeX: {}", s.latex));
+        }
+        caveats.push(format!(
+            "log is the complex logarithm: for real {v} the root sum is real up to a constant on each interval \
+             between real poles (conjugate roots pair up into real logarithms and arctangents)"
+        ));
+        caveats.push(format!("checked: {}", r.checked));
+    }
     (line, caveats)
 }
 

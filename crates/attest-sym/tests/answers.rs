@@ -110,6 +110,13 @@ async fn symbolic_answers() {
         ("sym.ask", json!({"question": "is (x^2)^(1/4) equal to sqrt(|x|)?"})),
         ("sym.ask", json!({"question": "what is the rank of [[a, b], [c, d]]?"})),
         ("sym.ask", json!({"question": "eigenvalues of \\begin{pmatrix} a & b \\\\ b & d \\end{pmatrix}"})),
+        // issue 16, integration: sums over the roots of an irreducible cubic or quartic
+        ("sym.ask", json!({"question": "integrate 1/(x^3+x+1)"})),
+        ("sym.ask", json!({"question": "\\int \\frac{1}{x^3+x+1}\\,dx"})),
+        ("sym.integrate", json!({"expr": "x/((x - 1)(x^3 + x + 1))"})),
+        ("sym.integrate", json!({"expr": "1/(x^4 + x + 1)", "bounds": [0, "oo"]})),
+        ("sym.integrate", json!({"expr": "1/(x^3 + x + 1)", "bounds": [-1, 0]})),
+        ("sym.derivation", json!({"expr": "1/(x^3 + x + 1)^2", "operation": "integrate"})),
     ];
     let mut all = Vec::new();
     for (tool, args) in calls {
