@@ -9,6 +9,8 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use attest_runs::discover::Metric;
+use attest_runs::ledger::curve;
 use attest_runs::{claims, coverage, router};
 use attest_store::Store;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -100,16 +102,9 @@ async fn generated(dir: &Path, runs: usize) -> Store {
             ("val_loss", 1.5, Some(200)),
             ("val_loss", 1.2, Some(300)),
         ];
-        for (m, v, step) in rows {
-            sqlx::query("INSERT INTO run_metrics (run_id, metric, value, step) VALUES ($1, $2, $3, $4)")
-                .bind(id)
-                .bind(m)
-                .bind(v)
-                .bind(step)
-                .execute(&mut *tx)
-                .await
-                .expect("metric inserted");
-        }
+        let rows: Vec<Metric> =
+            rows.into_iter().map(|(m, v, step)| Metric { metric: m.into(), value: v, step, split: None }).collect();
+        curve::insert(&mut *tx, &[(id, rows.as_slice())]).await.expect("metrics inserted");
         let claim = match i % 10 {
             0 => format!("{project}/{name} metric=wer value={}", wer + 0.01),
             1 => format!("{project}/{name}_missing metric=wer value={wer}"),

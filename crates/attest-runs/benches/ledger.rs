@@ -136,7 +136,7 @@ fn benches(c: &mut Criterion) {
             black_box(r)
         })
     });
-    // The first scan into an empty ledger: every one of the 2,000,000 rows is written.
+    // The first scan into an empty ledger: every run and curve (2,000,000 points) is written.
     let mut fresh = 0;
     g.bench_function("scan_frameworks_600_runs_first", |b| {
         b.iter_batched(

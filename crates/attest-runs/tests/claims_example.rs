@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use attest_runs::claims::{self, Verdict};
 use attest_runs::coverage;
+use attest_runs::discover::Metric;
+use attest_runs::ledger::curve;
 use attest_store::Store;
 
 fn workspace() -> PathBuf {
@@ -56,16 +58,10 @@ async fn ledger() -> Store {
         let hash = attest_runs::hash::evidence(&source).await;
         assert!(hash.is_some(), "no evidence for {source}");
         let id = common::insert_run(&store, project, run, &source, hash).await;
-        for (m, v, step) in metrics {
-            sqlx::query("INSERT INTO run_metrics (run_id, metric, value, step) VALUES ($1, $2, $3, $4)")
-                .bind(id)
-                .bind(m)
-                .bind(v)
-                .bind(step)
-                .execute(store.pool())
-                .await
-                .unwrap();
-        }
+        let rows: Vec<Metric> =
+            metrics.into_iter().map(|(m, v, step)| Metric { metric: m.into(), value: v, step, split: None }).collect();
+        let mut conn = store.pool().acquire().await.unwrap();
+        curve::insert(&mut conn, &[(id, rows.as_slice())]).await.unwrap();
     }
     store
 }

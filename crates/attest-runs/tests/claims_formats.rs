@@ -12,6 +12,8 @@ use std::sync::Arc;
 use attest_core::{Catalogue, Config, ToolNames};
 use attest_runs::claims::{self, CiteResolver, KeyCheck, Verdict};
 use attest_runs::coverage;
+use attest_runs::discover::Metric;
+use attest_runs::ledger::curve;
 use attest_store::Store;
 use serde_json::{Value, json};
 
@@ -43,16 +45,12 @@ async fn seed(store: &Store) {
         };
         assert!(hash.is_some(), "no evidence for {source}");
         let id = common::insert_run(store, "tiny-lm", run, &source, hash).await;
-        for (m, v, split) in metrics {
-            sqlx::query("INSERT INTO run_metrics (run_id, metric, value, split) VALUES ($1, $2, $3, $4)")
-                .bind(id)
-                .bind(m)
-                .bind(v)
-                .bind(split)
-                .execute(store.pool())
-                .await
-                .unwrap();
-        }
+        let rows: Vec<Metric> = metrics
+            .into_iter()
+            .map(|(m, v, split)| Metric { metric: m.into(), value: v, step: None, split: Some(split.to_string()) })
+            .collect();
+        let mut conn = store.pool().acquire().await.unwrap();
+        curve::insert(&mut conn, &[(id, rows.as_slice())]).await.unwrap();
     }
 }
 

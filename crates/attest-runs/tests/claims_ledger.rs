@@ -6,6 +6,8 @@
 use std::path::Path;
 
 use attest_runs::claims::{self, CiteResolver, Verdict};
+use attest_runs::discover::Metric;
+use attest_runs::ledger::curve;
 use attest_store::Store;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -58,17 +60,17 @@ impl Fixture {
         .fetch_one(self.store.pool())
         .await
         .unwrap();
-        for (m, v, step, split) in metrics {
-            sqlx::query("INSERT INTO run_metrics (run_id, metric, value, step, split) VALUES ($1, $2, $3, $4, $5)")
-                .bind(id)
-                .bind(*m)
-                .bind(*v)
-                .bind(*step)
-                .bind(*split)
-                .execute(self.store.pool())
-                .await
-                .unwrap();
-        }
+        let rows: Vec<Metric> = metrics
+            .iter()
+            .map(|(m, v, step, split)| Metric {
+                metric: m.to_string(),
+                value: *v,
+                step: *step,
+                split: (!split.is_empty()).then(|| split.to_string()),
+            })
+            .collect();
+        let mut conn = self.store.pool().acquire().await.unwrap();
+        curve::insert(&mut conn, &[(id, rows.as_slice())]).await.unwrap();
     }
 
     async fn check(&self, draft: &str) -> claims::Report {

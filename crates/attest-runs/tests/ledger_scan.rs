@@ -137,7 +137,7 @@ async fn ids_survive_rescans_and_vanished_runs_go() {
     assert_ne!(b2.source_hash, b1.source_hash);
     assert_eq!(b2.metrics.len(), 2, "metric rows replaced, not appended");
     assert!(l.detail("p", "sw_c").await.is_err());
-    assert_eq!(count(&l, "SELECT count(*) FROM run_metrics").await, 4);
+    assert_eq!(count(&l, "SELECT CAST(sum(n) AS BIGINT) FROM run_curves").await, 4);
     // a rescan of one project leaves the others alone
     write(&root.join("q/results/x_a.json"), r#"{"wer": 0.1}"#);
     scan(&l, root).await;
@@ -166,7 +166,7 @@ async fn rescans_rewrite_only_changed_curves() {
         let l = l.clone();
         async move {
             let sql = format!(
-                "SELECT m.rowid FROM run_metrics m JOIN runs r ON r.id = m.run_id WHERE r.name = '{run}' ORDER BY m.rowid"
+                "SELECT c.rowid FROM run_curves c JOIN runs r ON r.id = c.run_id WHERE r.name = '{run}' ORDER BY c.rowid"
             );
             let rows = sqlx::query(&sql).fetch_all(l.store().pool()).await.unwrap();
             rows.iter().map(|r| r.get::<i64, _>(0)).collect::<Vec<i64>>()
@@ -180,7 +180,7 @@ async fn rescans_rewrite_only_changed_curves() {
     // A run whose stored digest is unknown, or whose rows were changed behind the
     // ledger's back, is rewritten from the files.
     sqlx::query("UPDATE runs SET metrics_digest = NULL WHERE name = 'sw_a'").execute(l.store().pool()).await.unwrap();
-    sqlx::query("DELETE FROM run_metrics WHERE run_id = (SELECT id FROM runs WHERE name = 'sw_a')")
+    sqlx::query("DELETE FROM run_curves WHERE run_id = (SELECT id FROM runs WHERE name = 'sw_a')")
         .execute(l.store().pool())
         .await
         .unwrap();

@@ -3,7 +3,7 @@
 //! row counts of both compared table by table.
 //!
 //! Columns are matched by name: a column only one side has (PostgreSQL's generated
-//! `items.search`, its `run_metrics.rowid`) is left to the target's default. Values are
+//! `items.search`, its `run_curves.rowid`) is left to the target's default. Values are
 //! read as the target column's type (BIGINT, DOUBLE PRECISION, TEXT, BYTEA; SQLite's
 //! INTEGER, REAL, TEXT, BLOB), so a NULL is sent typed. Ids are copied as they are, so
 //! every reference (a run's metrics, a click's item, a library entry's item) still
@@ -152,7 +152,7 @@ pub async fn copy(from: &Store, to: &Store, replace: bool) -> Result<Copied, Cop
         let names: Vec<&str> = cols.iter().map(|(n, _)| n.as_str()).collect();
         let order = match (from.dialect(), *table) {
             (Dialect::Sqlite, _) => " ORDER BY rowid",
-            (Dialect::Postgres, "run_metrics") => " ORDER BY rowid",
+            (Dialect::Postgres, "run_curves") => " ORDER BY rowid",
             (Dialect::Postgres, _) => "",
         };
         let select = format!("SELECT {} FROM {table}{order}", names.join(", "));

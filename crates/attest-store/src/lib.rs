@@ -501,7 +501,7 @@ pub fn known_version() -> i64 {
 /// in); [`copy`] and the tests check it against the database.
 pub const TABLES: &[&str] = &[
     "runs",
-    "run_metrics",
+    "run_curves",
     "projects",
     "corpora",
     "readers",
@@ -1037,6 +1037,133 @@ mod tests {
         assert!(err.to_string().contains("make the file and its directory writable"), "{err}");
     }
 
+    /// Migration 0008 turns the metric rows of an older ledger into curves: one row per
+    /// run, metric and split, its points in the order they were written, each value
+    /// reading back to the bits it had (SQLite; PostgreSQL too when
+    /// `ATTEST_TEST_POSTGRES` names a test database).
+    #[tokio::test]
+    async fn migration_0008_turns_metric_rows_into_exact_curves() {
+        type Point = (i64, String, String, Option<i64>, u64);
+        // Arbitrary finite doubles (random bit patterns) and metric-like ones.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let mut values: Vec<f64> =
+            vec![0.1 + 0.2, 1.0 / 3.0, 1e-7, 5e-324, f64::MAX, -f64::MIN_POSITIVE, 2.0, 1e15 + 0.3];
+        while values.len() < 6000 {
+            let bits = next();
+            let v =
+                if values.len() % 2 == 0 { f64::from_bits(bits) } else { (bits >> 11) as f64 / (1u64 << 50) as f64 };
+            if v.is_finite() {
+                values.push(v);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("old.db");
+        let mut targets = vec![(sqlite_url(&file, "rwc").unwrap(), file.display().to_string(), Dialect::Sqlite)];
+        if let Some(base) = scratch::base() {
+            let url = scratch::fresh(&base).await.unwrap();
+            targets.push((url.clone(), url, Dialect::Postgres));
+        }
+        sqlx::any::install_default_drivers();
+        for (url, setting, dialect) in targets {
+            let pool = AnyPoolOptions::new().max_connections(1).connect(&url).await.unwrap();
+            let before_0008: Vec<_> = dialect.migrator().iter().filter(|m| m.version < 8).cloned().collect();
+            let old = Migrator { migrations: std::borrow::Cow::Owned(before_0008), ..Migrator::DEFAULT };
+            old.run(&pool).await.unwrap();
+            for id in [1, 2] {
+                sqlx::query("INSERT INTO runs (id, project, name, status, source_path, scanned_at) VALUES ($1, 'p', $2, 'recorded', '/x', 't')")
+                    .bind(id)
+                    .bind(format!("r{id}"))
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            // Two runs, two metrics, two splits, interleaved as a training log writes them.
+            let rows: Vec<(i64, &str, &str, Option<i64>, f64)> = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let step = (i % 7 != 3).then_some(i as i64 - 100);
+                    (1 + (i % 2) as i64, ["loss", "acc"][i / 2 % 2], ["", "val"][i / 4 % 2], step, *v)
+                })
+                .collect();
+            for chunk in rows.chunks(20) {
+                let sql = format!(
+                    "INSERT INTO run_metrics (run_id, metric, split, step, value) VALUES {}",
+                    values_list(chunk.len(), 5)
+                );
+                let mut q = sqlx::query(&sql);
+                for (id, m, split, step, v) in chunk {
+                    q = q.bind(*id).bind(*m).bind(*split).bind(*step).bind(*v);
+                }
+                q.execute(&pool).await.unwrap();
+            }
+            // What a reader saw before, grouped into curves in order of first appearance.
+            let before: Vec<Point> =
+                sqlx::query("SELECT run_id, metric, split, step, value FROM run_metrics ORDER BY rowid")
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap()
+                    .iter()
+                    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get::<f64, _>(4).to_bits()))
+                    .collect();
+            let mut keys: Vec<(i64, String, String)> = Vec::new();
+            for p in &before {
+                let k = (p.0, p.1.clone(), p.2.clone());
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+            let expected: Vec<Point> = keys
+                .iter()
+                .flat_map(|k| before.iter().filter(move |p| (p.0, &p.1, &p.2) == (k.0, &k.1, &k.2)).cloned())
+                .collect();
+            pool.close().await;
+
+            let store = Store::open(Path::new(&setting)).await.unwrap();
+            assert_eq!(store.version().await.unwrap(), known_version());
+            let curves = sqlx::query("SELECT run_id, metric, split, n, points FROM run_curves ORDER BY rowid")
+                .fetch_all(store.pool())
+                .await
+                .unwrap();
+            assert_eq!(curves.len(), 8);
+            let mut after: Vec<Point> = Vec::new();
+            for c in &curves {
+                let (id, metric, split, n, points): (i64, String, String, i64, String) =
+                    (c.get(0), c.get(1), c.get(2), c.get(3), c.get(4));
+                let pts: Vec<&str> = points.split(',').collect();
+                assert_eq!(pts.len() as i64, n);
+                for p in pts {
+                    let (step, v) = p.split_once(':').unwrap();
+                    let v: f64 = v.parse().unwrap_or_else(|_| panic!("{dialect:?}: unreadable value {p}"));
+                    after.push((id, metric.clone(), split.clone(), step.parse().ok(), v.to_bits()));
+                }
+            }
+            assert_eq!(after.len(), expected.len());
+            for (a, e) in after.iter().zip(&expected) {
+                assert_eq!(a, e, "{dialect:?}: {} read back as {}", f64::from_bits(e.4), f64::from_bits(a.4));
+            }
+            let tables = match dialect {
+                Dialect::Sqlite => "SELECT count(*) FROM sqlite_master WHERE name = 'run_metrics'",
+                Dialect::Postgres => {
+                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'run_metrics'"
+                }
+            };
+            let gone: i64 = sqlx::query_scalar(tables).fetch_one(store.pool()).await.unwrap();
+            assert_eq!(gone, 0, "{dialect:?}: run_metrics is dropped");
+            store.close().await;
+            if dialect == Dialect::Postgres {
+                scratch::drop_schema(&scratch::base().unwrap(), &setting).await.unwrap();
+            }
+        }
+    }
+
     #[tokio::test]
     async fn in_memory_works() {
         let s = Store::open_in_memory().await.unwrap();
@@ -1066,7 +1193,7 @@ mod tests {
         let lite = Store::open(&dir.path().join("a.db")).await.unwrap();
         for sql in [
             "INSERT INTO runs (id, project, name, status, source_path, scanned_at, caveats) VALUES (7, 'p', 'r', 'recorded', '/x', 't', NULL)",
-            "INSERT INTO run_metrics (run_id, metric, value, step) VALUES (7, 'loss', 0.5, 1), (7, 'loss', 0.25, 2), (7, 'acc', 1.0, NULL)",
+            "INSERT INTO run_curves (run_id, metric, split, n, points) VALUES (7, 'loss', '', 2, '1:0.5,2:0.25'), (7, 'acc', 'test', 1, ':1.0')",
             "INSERT INTO projects (name, dir, root, n_runs, scanned_at) VALUES ('p', '/p', '/', 1, 't')",
             "INSERT INTO corpora (name, vocab_size) VALUES ('c', 50257)",
             "INSERT INTO readers (id, name, name_key, created_at) VALUES (3, 'Ana', 'ana', 't')",
@@ -1084,11 +1211,17 @@ mod tests {
         let copied = copy::copy(&lite, &pg, false).await.unwrap();
         assert_eq!(copied.tables.len(), TABLES.len());
         assert!(copied.tables.iter().all(|(_, n)| *n >= 1), "{copied:?}");
-        assert_eq!(copied.total(), 15);
-        // Curves keep their order, ids their values, and new rows get new ids.
-        let steps: Vec<Option<i64>> =
-            sqlx::query_scalar("SELECT step FROM run_metrics ORDER BY rowid").fetch_all(pg.pool()).await.unwrap();
-        assert_eq!(steps, vec![Some(1), Some(2), None]);
+        assert_eq!(copied.total(), 14);
+        // Curves keep their order and points, ids their values, and new rows get new ids.
+        let curves: Vec<(String, String, i64, String)> =
+            sqlx::query_as("SELECT metric, split, n, points FROM run_curves ORDER BY rowid")
+                .fetch_all(pg.pool())
+                .await
+                .unwrap();
+        assert_eq!(
+            curves,
+            [("loss".into(), "".into(), 2, "1:0.5,2:0.25".into()), ("acc".into(), "test".into(), 1, ":1.0".into())]
+        );
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO runs (project, name, status, source_path, scanned_at) VALUES ('p', 's', 'recorded', '/y', 't') RETURNING id",
         )
@@ -1107,7 +1240,7 @@ mod tests {
         // A target holding data is refused, and replaced only when asked.
         let err = copy::copy(&lite, &pg, false).await.unwrap_err();
         assert!(matches!(err, copy::CopyError::NotEmpty { .. }), "{err}");
-        assert_eq!(copy::copy(&lite, &pg, true).await.unwrap().total(), 15);
+        assert_eq!(copy::copy(&lite, &pg, true).await.unwrap().total(), 14);
 
         // Busy: a table lock held past the lock timeout.
         let mut holder = pg.pool().begin().await.unwrap();

@@ -276,13 +276,14 @@ pub async fn verdicts(
     let filter_metrics = metrics.len() <= CHUNK;
     for chunk in ids.chunks(CHUNK) {
         let mut sql = format!(
-            "SELECT run_id, metric, value, step, split FROM run_metrics WHERE run_id IN ({})",
+            "SELECT run_id, metric, split, n, points FROM run_curves WHERE run_id IN ({})",
             placeholders(1, chunk.len())
         );
         if filter_metrics {
             sql.push_str(&format!(" AND lower(metric) IN ({})", placeholders(chunk.len() + 1, metrics.len())));
         }
-        let mut q = sqlx::query_as::<Db, MetricRow>(&sql);
+        sql.push_str(" ORDER BY rowid");
+        let mut q = sqlx::query::<Db>(&sql);
         for id in chunk {
             q = q.bind(*id);
         }
@@ -291,8 +292,12 @@ pub async fn verdicts(
                 q = q.bind(*m);
             }
         }
-        for row in q.fetch_all(pool).await? {
-            rows_of.entry((row.0, row.1.to_lowercase())).or_default().push(row);
+        for curve in q.fetch_all(pool).await? {
+            let (id, rows) = crate::ledger::curve::metrics_of(&curve, 0)?;
+            for m in rows {
+                let row: MetricRow = (id, m.metric, m.value, m.step, m.split.unwrap_or_default());
+                rows_of.entry((row.0, row.1.to_lowercase())).or_default().push(row);
+            }
         }
     }
 
@@ -308,7 +313,7 @@ pub async fn verdicts(
     let mut recorded: HashMap<i64, Vec<String>> = HashMap::new();
     for chunk in lacking.chunks(CHUNK) {
         let sql = format!(
-            "SELECT DISTINCT run_id, metric FROM run_metrics WHERE run_id IN ({}) ORDER BY run_id, metric",
+            "SELECT DISTINCT run_id, metric FROM run_curves WHERE run_id IN ({}) ORDER BY run_id, metric",
             placeholders(1, chunk.len())
         );
         let mut q = sqlx::query_as::<Db, (i64, String)>(&sql);

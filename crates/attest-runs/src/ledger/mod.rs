@@ -5,11 +5,14 @@
 //! of it in one transaction: nothing is half-written when a scan fails or is
 //! cancelled. Run ids survive rescans: a run is upserted by `(project, name)`, runs
 //! that vanished from a rescanned project are deleted, and metric rows are replaced.
+//! Metric rows are stored as curves, one database row per run, metric and split
+//! ([`curve`]).
 
 use std::path::PathBuf;
 
 use attest_store::Store;
 
+pub mod curve;
 mod query;
 mod record;
 mod scan;

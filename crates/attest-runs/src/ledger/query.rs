@@ -14,7 +14,7 @@ use crate::LedgerError;
 use crate::compare::{self, ArmRun, Comparison};
 use crate::direction::Directions;
 use crate::discover::declared::Declared;
-use crate::discover::{Adapter, Metric, RunCaveat};
+use crate::discover::{Adapter, RunCaveat};
 use crate::family::family_of;
 
 /// A run as listed.
@@ -114,10 +114,6 @@ pub struct RunDetail {
     pub caveats: Vec<String>,
 }
 
-fn opt_split(s: String) -> Option<String> {
-    (!s.is_empty()).then_some(s)
-}
-
 impl Ledger {
     /// Runs, newest scan's view: filtered by project and/or family, or (unfiltered)
     /// taken round-robin across projects so one big project does not hide the rest.
@@ -207,15 +203,23 @@ impl Ledger {
             return Err(LedgerError::refused(self.not_found(project, name).await?));
         };
         let id: i64 = r.get(0);
-        let metrics = sqlx::query(
-            "SELECT metric, value, step, split FROM run_metrics WHERE run_id = $1 ORDER BY metric, step, split",
-        )
-        .bind(id)
-        .fetch_all(self.store.pool())
-        .await?
-        .into_iter()
-        .map(|m| MetricRow { metric: m.get(0), value: m.get(1), step: m.get(2), split: opt_split(m.get(3)) })
-        .collect();
+        let mut metrics: Vec<MetricRow> = Vec::new();
+        for c in sqlx::query("SELECT run_id, metric, split, n, points FROM run_curves WHERE run_id = $1 ORDER BY rowid")
+            .bind(id)
+            .fetch_all(self.store.pool())
+            .await?
+        {
+            let (_, rows) = super::curve::metrics_of(&c, 0)?;
+            metrics.extend(rows.into_iter().map(|m| MetricRow {
+                metric: m.metric,
+                value: m.value,
+                step: m.step,
+                split: m.split,
+            }));
+        }
+        // By metric, step (none first), split (none first), as the rows were listed
+        // when each was a database row.
+        metrics.sort_by(|a, b| (&a.metric, a.step, &a.split).cmp(&(&b.metric, b.step, &b.split)));
         let adapter: String = r.get(5);
         let mut caveats: Vec<String> =
             Adapter::parse(&adapter).and_then(Adapter::caveat).map(str::to_string).into_iter().collect();
@@ -336,22 +340,18 @@ impl Ledger {
             })
             .collect();
         let index: HashMap<i64, usize> = runs.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-        let metric_rows = sqlx::query(
-            "SELECT m.run_id, m.metric, m.value, m.step, m.split FROM run_metrics m JOIN runs r ON r.id = m.run_id \
-             WHERE r.family = $1 AND ($2 IS NULL OR r.project = $2) ORDER BY m.rowid",
+        let curves = sqlx::query(
+            "SELECT c.run_id, c.metric, c.split, c.n, c.points FROM run_curves c JOIN runs r ON r.id = c.run_id \
+             WHERE r.family = $1 AND ($2 IS NULL OR r.project = $2) ORDER BY c.rowid",
         )
         .bind(family)
         .bind(project)
         .fetch_all(self.store.pool())
         .await?;
-        for m in metric_rows {
-            if let Some(&i) = index.get(&m.get::<i64, _>(0)) {
-                runs[i].metrics.push(Metric {
-                    metric: m.get(1),
-                    value: m.get(2),
-                    step: m.get(3),
-                    split: opt_split(m.get(4)),
-                });
+        for c in curves {
+            let (id, rows) = super::curve::metrics_of(&c, 0)?;
+            if let Some(&i) = index.get(&id) {
+                runs[i].metrics.extend(rows);
             }
         }
         let only_project = {

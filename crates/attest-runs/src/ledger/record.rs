@@ -247,11 +247,7 @@ impl Ledger {
                 // and not this call's to undo.
                 continue;
             }
-            let res = std::fs::OpenOptions::new().write(true).create_new(true).open(&p).and_then(|mut h| {
-                use std::io::Write;
-                h.write_all(f.content.as_bytes())
-            });
-            if let Err(source) = res {
+            if let Err(source) = create_whole(&p, &f.content) {
                 undo(&written, false);
                 return Err(LedgerError::Io { path: p, source });
             }
@@ -266,7 +262,7 @@ impl Ledger {
             };
             let text = direction::with_declarations(directions_before.as_deref(), &declared);
             wrote_directions = true;
-            if let Err(source) = std::fs::write(&target, text) {
+            if let Err(source) = replace_whole(&target, &text) {
                 undo(&written, wrote_directions);
                 return Err(LedgerError::Io { path: target, source });
             }
@@ -283,4 +279,39 @@ impl Ledger {
         };
         Ok(RecordOutcome { written: true, files, declared, directions_file, comparison, compare_refusal })
     }
+}
+
+/// The hidden name a file is written under before it takes its own (a hidden file is
+/// never read by a scan; the next write of the same file reuses and removes it).
+fn partial_name(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.partial"))
+}
+
+/// Create `path` holding `text`, never overwriting: the text is written and synced under
+/// a hidden name first, then linked to `path` (which fails if `path` exists), so a
+/// process killed at any point leaves `path` absent or whole, never empty or cut short
+/// (a retry would take a cut-short file for someone else's result and refuse).
+fn create_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    let partial = partial_name(path);
+    let done = write_synced(&partial, text).and_then(|()| std::fs::hard_link(&partial, path));
+    let _ = std::fs::remove_file(&partial);
+    done
+}
+
+fn write_synced(path: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)?;
+    std::fs::File::open(path)?.sync_all()
+}
+
+/// Replace `path` with `text` whole (written under a hidden name, then renamed over it),
+/// so a kill leaves the old file or the new one. A link is replaced where it leads.
+fn replace_whole(path: &Path, text: &str) -> std::io::Result<()> {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let partial = partial_name(&path);
+    let done = write_synced(&partial, text).and_then(|()| std::fs::rename(&partial, &path));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    done
 }

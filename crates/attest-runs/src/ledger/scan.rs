@@ -97,12 +97,12 @@ impl ScanReport {
 }
 
 const RUN_BINDS: usize = 14;
-const METRIC_BINDS: usize = 5;
 /// Parameters per multi-row `INSERT`. Small on purpose: sqlx binds each `$N` by asking
 /// SQLite for every parameter's name, and SQLite finds a name by walking a list, so a
-/// statement of K parameters costs K² (at 30,000 a first scan of 2,000,000 metric rows
-/// took minutes, all in `sqlite3_bind_parameter_name`; at 250 it was still a quarter of
-/// the scan); the statement text of a full chunk repeats, so sqlx prepares it once.
+/// statement of K parameters costs K² (at 30,000 a first scan of 2,000,000 metric rows,
+/// then one row each, took minutes, all in `sqlite3_bind_parameter_name`); the
+/// statement text of a full chunk repeats, so sqlx prepares it once. Curves are written
+/// the same way, 20 to a statement ([`super::curve::insert`]).
 const MAX_BINDS: usize = 100;
 
 fn now_rfc3339() -> String {
@@ -482,22 +482,11 @@ async fn write_project(
         return Ok(removed);
     }
     let changed_ids: Vec<i64> = changed.iter().map(|(id, _)| *id).collect();
-    sqlx::query(&format!("DELETE FROM run_metrics WHERE run_id IN ({})", dialect.json_ints(1)))
+    sqlx::query(&format!("DELETE FROM run_curves WHERE run_id IN ({})", dialect.json_ints(1)))
         .bind(serde_json::to_string(&changed_ids).unwrap_or_default())
         .execute(&mut **tx)
         .await?;
-    let rows: Vec<(i64, &Metric)> =
-        changed.iter().flat_map(|(id, r)| r.metrics.iter().map(move |m| (*id, m))).collect();
-    for chunk in rows.chunks(MAX_BINDS / METRIC_BINDS) {
-        let sql = format!(
-            "INSERT INTO run_metrics (run_id, metric, value, step, split) VALUES {}",
-            attest_store::values_list(chunk.len(), METRIC_BINDS)
-        );
-        let mut q = sqlx::query(&sql);
-        for (id, m) in chunk {
-            q = q.bind(*id).bind(m.metric.as_str()).bind(m.value).bind(m.step).bind(m.split.as_deref().unwrap_or(""));
-        }
-        q.execute(&mut **tx).await?;
-    }
+    let rows: Vec<(i64, &[Metric])> = changed.iter().map(|(id, r)| (*id, r.metrics.as_slice())).collect();
+    super::curve::insert(&mut **tx, &rows).await?;
     Ok(removed)
 }
