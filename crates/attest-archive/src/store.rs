@@ -20,10 +20,14 @@ use crate::{FeedError, Result};
 /// PostgreSQL 65,535; this stays far below both).
 const CHUNK: usize = 500;
 
-/// Rows per multi-row item insert (eleven parameters each). Few statements matter on
-/// SQLite: each one that writes the full-text index flushes FTS5's pending terms as a
-/// new segment (a statement savepoint), which later merges cost.
+/// Rows per multi-row item insert (eleven parameters each) on PostgreSQL.
 const INSERT_ROWS: usize = 250;
+
+/// Rows per multi-row item insert on SQLite, where few statements matter: each one that
+/// writes the full-text index flushes FTS5's pending terms as a new segment (at its
+/// statement savepoint), which later merges cost. 2,500 rows are 27,500 plain `?`
+/// parameters, under SQLite's limit of 32,766; a 5,000-item batch is two statements.
+const SQLITE_INSERT_ROWS: usize = 2_500;
 
 /// Rows per multi-row tag insert (three parameters each).
 const TAG_ROWS: usize = 500;
@@ -259,6 +263,40 @@ impl FeedStore {
                 .await?;
         let feed = self.feed_by_url(&url).await?.ok_or_else(|| FeedError::BadUrl(format!("'{url}' vanished")))?;
         Ok(Subscription { feed, created: res.rows_affected() == 1 })
+    }
+
+    /// Seed a new database: subscribe every `(url, title)` and set the meta `key` to
+    /// `value`, in one write transaction, so a process killed midway leaves either no
+    /// subscription and no mark or all of them (a rerun would otherwise see a partial
+    /// list, take the database as seeded and never add the rest). Every address is
+    /// checked before anything is written. Returns how many subscriptions are new.
+    pub async fn subscribe_all_and_mark(&self, feeds: &[(&str, Option<&str>)], key: &str, value: &str) -> Result<u64> {
+        let feeds = feeds
+            .iter()
+            .map(|(url, title)| Ok((normalise_url(url)?, title.map(str::trim).filter(|t| !t.is_empty()))))
+            .collect::<Result<Vec<_>>>()?;
+        let mut tx = self.write_tx().await?;
+        let mut created = 0;
+        for (url, title) in &feeds {
+            created += sqlx::query(
+                "INSERT INTO feeds (url, title, added_at) VALUES ($1, $2, $3) ON CONFLICT (url) DO NOTHING",
+            )
+            .bind(url)
+            .bind(*title)
+            .bind(now_stamp())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        }
+        sqlx::query(
+            "INSERT INTO feed_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+        .bind(key)
+        .bind(value)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(created)
     }
 
     /// Unsubscribe. The feed's items stay in the archive without a feed (and keep
@@ -1012,7 +1050,11 @@ async fn add_items_tx(
     }
     // New items go in with multi-row inserts. Their content hashes are unique within
     // the batch and new to the archive, so they map the new rows back to their ids.
-    for chunk in fresh.chunks(INSERT_ROWS) {
+    let rows = match dialect {
+        attest_store::Dialect::Sqlite => SQLITE_INSERT_ROWS,
+        attest_store::Dialect::Postgres => INSERT_ROWS,
+    };
+    for chunk in fresh.chunks(rows) {
         let values = (0..chunk.len())
             .map(|r| {
                 let row: Vec<String> = (1..=11).map(|c| mark(dialect, r * 11 + c)).collect();

@@ -1,8 +1,9 @@
-//! Ingest throughput from local files (parse, clean, dedup, store, index) and
-//! full-text search latency on a generated 100,000-item archive.
+//! Ingest throughput from local files (parse, clean, dedup, store, index), and
+//! full-text search and `feed.list` latency on a generated 100,000-item archive (on
+//! SQLite, and on PostgreSQL too when `ATTEST_BENCH_POSTGRES` names a database).
 //!
-//! Targets: ingest ≥ 5,000 items/s; search p50 ≤ 20 ms. Criterion's reported median
-//! is the p50.
+//! Targets: ingest ≥ 5,000 items/s; search and `feed.list` p50 ≤ 20 ms. Criterion's
+//! reported median is the p50.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -11,7 +12,7 @@ use attest_feed::fetch::Fetcher;
 use attest_feed::model::NewItem;
 use attest_feed::search::{self, SearchQuery};
 use attest_feed::{FeedStore, ingest};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 
 /// Twelve topics of five words each. Every generated item belongs to one topic and
 /// carries a few of its words, so a topic word occurs in roughly 5% of the archive,
@@ -84,6 +85,17 @@ fn rss(n: usize, seed: u64) -> String {
     s
 }
 
+/// One ingest of the benchmark's feed (`n` entries) into a new file database `db`.
+fn ingest_once(rt: &tokio::runtime::Runtime, feed_path: &std::path::Path, db: &std::path::Path, n: usize) {
+    rt.block_on(async {
+        let s = FeedStore::new(attest_store::Store::open(db).await.unwrap());
+        s.subscribe(feed_path.to_str().unwrap(), None).await.unwrap();
+        let r = ingest::ingest_all(&s, &Fetcher::default()).await.unwrap();
+        assert_eq!(r.added + r.skipped, n);
+        s.store().clone().close().await;
+    });
+}
+
 fn bench_ingest(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -97,61 +109,61 @@ fn bench_ingest(c: &mut Criterion) {
         b.iter(|| {
             k += 1;
             let db = dir.path().join(format!("ingest-{k}.db"));
-            rt.block_on(async {
-                let s = FeedStore::new(attest_store::Store::open(&db).await.unwrap());
-                s.subscribe(feed_path.to_str().unwrap(), None).await.unwrap();
-                let r = ingest::ingest_all(&s, &Fetcher::default()).await.unwrap();
-                assert_eq!(r.added + r.skipped, N);
-                s.store().clone().close().await;
-            });
+            ingest_once(&rt, &feed_path, &db, N);
             let _ = std::fs::remove_file(&db);
         })
     });
     group.finish();
 }
 
-fn bench_search(c: &mut Criterion) {
+/// The 100,000-item archive `search_100k` and `list_100k` share, on SQLite and, when
+/// `ATTEST_BENCH_POSTGRES` names a database, on a fresh schema of it: each benchmark
+/// is measured on both, side by side.
+fn bench_archive(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let sqlite = dir.path().join("archive.db");
     let mut stores = vec![("", sqlite.to_string_lossy().into_owned())];
-    // The same archive on PostgreSQL, when ATTEST_BENCH_POSTGRES names a database (a
-    // fresh schema of it): each query is measured on both, side by side.
     if let Ok(base) = std::env::var("ATTEST_BENCH_POSTGRES") {
         stores.push(("_postgres", rt.block_on(attest_store::scratch::fresh(&base)).unwrap()));
     }
     for (suffix, db) in stores {
-        search_on(c, &rt, &db, suffix);
+        let store = rt.block_on(archive_100k(&db));
+        search_on(c, &rt, &store, suffix);
+        list_on(c, &rt, &store, suffix);
     }
 }
 
-fn search_on(c: &mut Criterion, rt: &tokio::runtime::Runtime, db: &str, suffix: &str) {
+/// 100,000 items dated 2026-10-01 to 10-28 (about 3,600 a day) in one feed, 50-word
+/// summaries, one of eleven feed tags each.
+async fn archive_100k(db: &str) -> FeedStore {
     const N: usize = 100_000;
-    let store = rt.block_on(async {
-        let s = FeedStore::new(attest_store::Store::open(std::path::Path::new(db)).await.unwrap());
-        let feed = s.subscribe("https://bench.example/feed.xml", Some("bench")).await.unwrap().feed;
-        let mut g = Lcg(42);
-        for batch in 0..N / 5_000 {
-            let items: Vec<NewItem> = (0..5_000)
-                .map(|i| {
-                    let n = batch * 5_000 + i;
-                    let day = 1 + (n % 28);
-                    let topic = (g.next() % 12) as usize;
-                    NewItem::build(
-                        format!("g{n}"),
-                        g.text(topic, 9, 1),
-                        Some(format!("https://bench.example/{n}")),
-                        g.text(topic, 50, 3),
-                        Some(format!("2026-10-{day:02}T12:00:00Z")),
-                        [format!("cat{}", n % 11)],
-                    )
-                })
-                .collect();
-            s.add_items(Some(feed.id), &items, "2026-11-01T00:00:00Z").await.unwrap();
-        }
-        assert_eq!(s.counts().await.unwrap().items, N as i64);
-        s
-    });
+    let s = FeedStore::new(attest_store::Store::open(std::path::Path::new(db)).await.unwrap());
+    let feed = s.subscribe("https://bench.example/feed.xml", Some("bench")).await.unwrap().feed;
+    let mut g = Lcg(42);
+    for batch in 0..N / 5_000 {
+        let items: Vec<NewItem> = (0..5_000)
+            .map(|i| {
+                let n = batch * 5_000 + i;
+                let day = 1 + (n % 28);
+                let topic = (g.next() % 12) as usize;
+                NewItem::build(
+                    format!("g{n}"),
+                    g.text(topic, 9, 1),
+                    Some(format!("https://bench.example/{n}")),
+                    g.text(topic, 50, 3),
+                    Some(format!("2026-10-{day:02}T12:00:00Z")),
+                    [format!("cat{}", n % 11)],
+                )
+            })
+            .collect();
+        s.add_items(Some(feed.id), &items, "2026-11-01T00:00:00Z").await.unwrap();
+    }
+    assert_eq!(s.counts().await.unwrap().items, N as i64);
+    s
+}
+
+fn search_on(c: &mut Criterion, rt: &tokio::runtime::Runtime, store: &FeedStore, suffix: &str) {
     let queries = [
         "asymmetric hydrogenation catalyst",
         "pipeline parallel training throughput",
@@ -165,7 +177,7 @@ fn search_on(c: &mut Criterion, rt: &tokio::runtime::Runtime, db: &str, suffix: 
     group.sample_size(30).measurement_time(Duration::from_secs(10));
     for q in queries {
         group.bench_with_input(BenchmarkId::new("text", q), q, |b, q| {
-            b.iter(|| rt.block_on(search::search(&store, &SearchQuery::text(q, 13))).unwrap())
+            b.iter(|| rt.block_on(search::search(store, &SearchQuery::text(q, 13))).unwrap())
         });
     }
     group.bench_function("text_since_tag", |b| {
@@ -176,10 +188,88 @@ fn search_on(c: &mut Criterion, rt: &tokio::runtime::Runtime, db: &str, suffix: 
             limit: 13,
             ..SearchQuery::default()
         };
-        b.iter(|| rt.block_on(search::search(&store, &q)).unwrap())
+        b.iter(|| rt.block_on(search::search(store, &q)).unwrap())
     });
     group.finish();
 }
 
-criterion_group!(benches, bench_ingest, bench_search);
-criterion_main!(benches);
+/// `feed.list` on the 100,000-item archive, as the tool runs it (through the feed
+/// catalogue: reader look-up, the cache fingerprint query, the reader's window ranked,
+/// item rows, the quality note), for a reader with interests and 60 ratings:
+///
+/// - `default`: no arguments but the reader (limit 5, 14 days), answered from the
+///   ranking cache (every call after the first);
+/// - `days3_limit16`: the window and row limit an agent can pass;
+/// - `default_uncached`: the first call after an ingest or a rating (the window's rows
+///   loaded, indexed, the model fitted, the held-out evaluation run);
+/// - `window_rows`: the store query that first call starts with
+///   (`FeedStore::items_for_ranking`: the window's unrated items with their tags).
+///
+/// The archive's items are dated 2026-10-01 to 10-28, so the 14-day window is the 14
+/// days before the newest item (widened, as `feed.list` does when nothing is recent):
+/// about 54,000 candidates; `days=3` about 14,000.
+fn list_on(c: &mut Criterion, rt: &tokio::runtime::Runtime, store: &FeedStore, suffix: &str) {
+    use attest_feed::model::ClickSource;
+    use serde_json::json;
+    let ctx = std::sync::Arc::new(attest_feed::tools::Context::new(store.clone()));
+    let cat = attest_feed::tools::tools(std::sync::Arc::clone(&ctx));
+    let since = "2026-10-14T00:00:00Z";
+    let reader = rt.block_on(async {
+        let r = match store.reader("bench").await.unwrap() {
+            Some(r) => r,
+            None => store
+                .create_reader("bench", "asymmetric hydrogenation catalyst ligand palladium coupling kernel compiler")
+                .await
+                .unwrap(),
+        };
+        // 60 ratings in the window: chemistry useful, the rest not.
+        let recent = store.items_for_ranking(r.id, Some(since)).await.unwrap();
+        for it in recent.iter().take(60) {
+            let useful = it.tags.iter().any(|t| ["cat0", "cat1", "cat2"].contains(&t.as_str()));
+            store.record_click(r.id, it.id, useful, ClickSource::Agent).await.unwrap();
+        }
+        r
+    });
+    let call = |args: serde_json::Value| {
+        let a = rt.block_on(cat.call("feed.list", args.as_object().unwrap().clone())).unwrap();
+        assert!(a.ok, "feed.list: {}", a.answer);
+        a.answer.len()
+    };
+    let mut group = c.benchmark_group(format!("list_100k{suffix}"));
+    group.sample_size(20).measurement_time(Duration::from_secs(10));
+    call(json!({"user": "bench"}));
+    group.bench_function("default", |b| b.iter(|| call(json!({"user": "bench"}))));
+    call(json!({"user": "bench", "days": 3, "limit": 16}));
+    group.bench_function("days3_limit16", |b| b.iter(|| call(json!({"user": "bench", "days": 3, "limit": 16}))));
+    group.sample_size(10);
+    group.bench_function("default_uncached", |b| {
+        b.iter(|| {
+            ctx.invalidate();
+            call(json!({"user": "bench"}))
+        })
+    });
+    group.bench_function("window_rows", |b| {
+        b.iter(|| rt.block_on(store.items_for_ranking(reader.id, Some(since))).unwrap().len())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_ingest, bench_archive);
+
+/// `ATTEST_BENCH_INGEST_ONCE=N` runs one ingest of an `N`-entry feed (the benchmark's
+/// generator) and exits, measuring nothing: the run to give `valgrind --tool=callgrind`
+/// or `perf record`, whose instruction counts do not depend on the machine's load.
+/// `ATTEST_BENCH_INGEST_DB=PATH` keeps the database it wrote.
+fn main() {
+    if let Some(n) = std::env::var("ATTEST_BENCH_INGEST_ONCE").ok().and_then(|n| n.parse::<usize>().ok()) {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let feed_path = dir.path().join("bench.rss");
+        std::fs::write(&feed_path, rss(n, 7)).unwrap();
+        let db = std::env::var_os("ATTEST_BENCH_INGEST_DB").map_or(dir.path().join("once.db"), Into::into);
+        ingest_once(&rt, &feed_path, &db, n);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -133,14 +133,11 @@ pub async fn seed(store: &FeedStore, seeds: &[FeedSeed]) -> Result<SeedOutcome> 
             reason: Some("this database already has subscriptions; the feeds file seeds only a new database".into()),
         });
     }
-    let mut subscribed = 0;
-    for s in seeds {
-        if store.subscribe(&s.url, s.title.as_deref()).await?.created {
-            subscribed += 1;
-        }
-    }
-    store.set_meta("seeded_at", &now_stamp()).await?;
-    Ok(SeedOutcome { seeded: true, subscribed, reason: None })
+    // One transaction: a kill midway must not leave a partial list that a rerun
+    // would take as already seeded (found by the PostgreSQL kill -9 ingest test).
+    let feeds: Vec<(&str, Option<&str>)> = seeds.iter().map(|s| (s.url.as_str(), s.title.as_deref())).collect();
+    let subscribed = store.subscribe_all_and_mark(&feeds, "seeded_at", &now_stamp()).await?;
+    Ok(SeedOutcome { seeded: true, subscribed: usize::try_from(subscribed).unwrap_or(usize::MAX), reason: None })
 }
 
 /// The ids feed-rs gives entries that have none: the first link, or a hash of the

@@ -87,6 +87,28 @@ impl Canon {
         }
     }
 
+    /// [`Canon::canonical`] with the [`fold_key`] of the result, computing the fold
+    /// key once when the tag is its own canonical spelling (the usual case).
+    pub fn canonical_folded(&self, tag: &str) -> (String, String) {
+        let n = normalize(tag);
+        if n.is_empty() {
+            let fold = fold_key(&n);
+            return (n, fold);
+        }
+        let named = |s: &String| {
+            let fold = fold_key(s);
+            (s.clone(), fold)
+        };
+        if let Some(to) = self.aliases.get(&n) {
+            return named(to);
+        }
+        let fold = fold_key(&n);
+        match self.fold.get(&fold) {
+            Some(s) => named(self.aliases.get(s).unwrap_or(s)),
+            None => (n, fold),
+        }
+    }
+
     /// Whether the table itself names this spelling (an alias target or a preferred
     /// spelling), as opposed to one only the archive uses.
     pub fn is_known(&self, spelling: &str) -> bool {
@@ -187,5 +209,8 @@ mod tests {
         assert_eq!(c.canonical("  --  "), "");
         assert!(c.is_known("machine-learning"));
         assert!(!c.is_known("graph-rewriting"));
+        for t in ["LLMs", "Machine_Learning", "machinelearning", "Graph Rewriting", "  --  ", ".-a", "embedding"] {
+            assert_eq!(c.canonical_folded(t), (c.canonical(t), fold_key(&c.canonical(t))), "{t}");
+        }
     }
 }

@@ -1310,6 +1310,7 @@ struct Lexicon {
     breaks: HashSet<String>,
     generic: HashSet<&'static str>,
     gerunds: HashSet<&'static str>,
+    adj_suffix_nouns: HashSet<&'static str>,
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
@@ -1332,7 +1333,12 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     for n in crate::NON_TOPIC_TAGS {
         breaks.insert(n.to_string());
     }
-    Lexicon { breaks, generic: GENERIC_NOUNS.iter().copied().collect(), gerunds }
+    Lexicon {
+        breaks,
+        generic: GENERIC_NOUNS.iter().copied().collect(),
+        gerunds,
+        adj_suffix_nouns: ADJ_SUFFIX_NOUNS.iter().copied().collect(),
+    }
 });
 
 fn classify(word: &str) -> Class {
@@ -1361,7 +1367,7 @@ fn classify(word: &str) -> Class {
     }
     if n > 5
         && ["ous", "ible", "able", "ful", "less", "ive", "ic", "ary", "ant", "ent"].iter().any(|s| word.ends_with(s))
-        && !ADJ_SUFFIX_NOUNS.contains(&word)
+        && !lex.adj_suffix_nouns.contains(word)
     {
         return Class::Modifier;
     }
@@ -1694,8 +1700,10 @@ fn runs(text: &str, out: &mut Vec<Vec<Word>>, acronyms: &mut Vec<(String, Vec<St
     let flush_word = |word: &mut String, run: &mut Vec<Word>, out: &mut Vec<Vec<Word>>, prev: &mut String| {
         let w = word.trim_matches(|c: char| c == '-' || c == '\'' || c == '’');
         if !w.is_empty() {
-            let lower = w.to_lowercase();
-            let lower = lower.strip_suffix("'s").or_else(|| lower.strip_suffix("’s")).unwrap_or(&lower).to_string();
+            let mut lower = w.to_lowercase();
+            if let Some(stem) = lower.strip_suffix("'s").or_else(|| lower.strip_suffix("’s")) {
+                lower.truncate(stem.len());
+            }
             let acronym = w.chars().filter(|c| c.is_uppercase()).count() >= 2;
             let after_plural = run.last().is_some_and(|w| plural(&w.lower) && w.class != Class::Modifier);
             let class = if verb_here(&lower, prev, run.last().map(|w| w.lower.as_str())) {
@@ -1738,15 +1746,14 @@ fn runs(text: &str, out: &mut Vec<Vec<Word>>, acronyms: &mut Vec<(String, Vec<St
             word.push(c);
             continue;
         }
-        let token = std::mem::take(&mut word);
-        let mut w = token.clone();
         if in_paren_after_run && c == ')' {
-            let acr = token.trim_end_matches('s');
-            if let Some(last) = out.last().filter(|_| token.chars().filter(|c| c.is_uppercase()).count() >= 2) {
+            let acr = word.trim_end_matches('s');
+            if let Some(last) = out.last().filter(|_| word.chars().filter(|c| c.is_uppercase()).count() >= 2) {
                 acronyms.push((acr.to_lowercase(), last.iter().map(|w| w.lower.clone()).collect()));
             }
         }
-        flush_word(&mut w, &mut run, out, &mut prev);
+        // The word's buffer is cleared and reused for the next word.
+        flush_word(&mut word, &mut run, out, &mut prev);
         if !c.is_whitespace() {
             prev.clear();
             // Any other mark ends the run.
@@ -1770,12 +1777,14 @@ fn verbal_ing(word: &str) -> bool {
         && (!word.contains('-') || word.starts_with("re-"))
 }
 
-/// A noun-or-verb word in any of its forms (never a concept alone: "match", "decode").
+/// A noun-or-verb word in any of its forms (never a concept alone: "match", "decode"):
+/// a base of [`NOUN_VERBS`] followed by nothing, `s`, `es`, `d` or `ed` (which covers
+/// a base in `e` losing it before `es`/`ed`), looked up in one set of every form.
 fn noun_verb(word: &str) -> bool {
-    NOUN_VERBS.iter().any(|b| {
-        word.strip_prefix(b).is_some_and(|rest| matches!(rest, "" | "s" | "es" | "d" | "ed"))
-            || b.strip_suffix('e').is_some_and(|stem| word.strip_prefix(stem).is_some_and(|r| r == "es" || r == "ed"))
-    })
+    static FORMS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+        NOUN_VERBS.iter().flat_map(|b| ["", "s", "es", "d", "ed"].map(|end| format!("{b}{end}"))).collect()
+    });
+    FORMS.contains(word)
 }
 
 fn plural(word: &str) -> bool {
@@ -1877,8 +1886,13 @@ pub fn candidates_in(
     runs(abstract_, &mut body_runs, &mut acronyms);
     let acr: HashMap<String, Vec<String>> =
         acronyms.into_iter().filter_map(|(a, before)| expansion(&a, &before).map(|e| (a, e))).collect();
-    // Surface phrase (words joined by hyphens) → (weight, whether it ended a run once).
-    let mut found: HashMap<String, (f64, bool)> = HashMap::new();
+    // Surface phrase (words joined by hyphens) → (weight, whether it ended a run once),
+    // sized for every sub-phrase the runs can give.
+    let phrases: usize =
+        title_runs.iter().chain(&body_runs).map(|r| (1..=r.len()).map(|k| k.min(4)).sum::<usize>()).sum();
+    let mut found: HashMap<String, (f64, bool)> = HashMap::with_capacity(phrases);
+    // Each phrase is spelled into this buffer (no list of words to join per phrase).
+    let mut surface = String::new();
     for (runs, weight) in [(&title_runs, 3.0), (&body_runs, 1.0)] {
         for run in runs.iter() {
             // A run ends at its last noun-like word: trailing participles ("models
@@ -1899,11 +1913,13 @@ pub fn candidates_in(
                     if len == 1 && ((last.lower.chars().count() < 4 && !last.acronym) || noun_verb(&last.lower)) {
                         continue;
                     }
-                    let surface = match acr.get(last.lower.trim_end_matches('s')) {
-                        Some(e) if len == 1 => e.join("-"),
-                        _ => phrase.iter().map(|w| w.lower.as_str()).collect::<Vec<_>>().join("-"),
-                    };
-                    let e = found.entry(surface).or_insert((0.0, false));
+                    surface.clear();
+                    let expansion = if len == 1 { acr.get(last.lower.trim_end_matches('s')) } else { None };
+                    match expansion {
+                        Some(e) => push_joined(&mut surface, e.iter().map(String::as_str)),
+                        None => push_joined(&mut surface, phrase.iter().map(|w| w.lower.as_str())),
+                    }
+                    let e = found.entry(surface.clone()).or_insert((0.0, false));
                     e.0 += weight;
                     e.1 |= start + len == n;
                 }
@@ -1916,13 +1932,20 @@ pub fn candidates_in(
     // Naming a phrase (aliases, fold and stem keys, two vocabularies) is the costly
     // part: name only the phrases that could be among the item's best, by their
     // weight and length, then in name order.
-    let mut surfaces: Vec<(String, (f64, bool))> = found.into_iter().collect();
-    let provisional = |s: &(String, (f64, bool))| s.1.0 * length_factor(s.0.matches('-').count() + 1);
-    surfaces.sort_by(|a, b| provisional(b).total_cmp(&provisional(a)).then_with(|| a.0.cmp(&b.0)));
-    surfaces.truncate(NAMED_PER_ITEM);
-    surfaces.sort_by(|a, b| a.0.cmp(&b.0));
-    for (surface, (weight, head)) in surfaces {
-        let canonical = canon.canonical(&surface);
+    // Each surface's provisional score is computed once; the best NAMED_PER_ITEM by
+    // (score, then name) are picked without sorting the rest (names are unique, so the
+    // order is total and the pick is the same as a full sort's first ones).
+    let mut surfaces: Vec<(f64, String, (f64, bool))> = found
+        .into_iter()
+        .map(|(s, wh)| (wh.0 * length_factor(s.bytes().filter(|&b| b == b'-').count() + 1), s, wh))
+        .collect();
+    if surfaces.len() > NAMED_PER_ITEM {
+        surfaces.select_nth_unstable_by(NAMED_PER_ITEM - 1, |a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        surfaces.truncate(NAMED_PER_ITEM);
+    }
+    surfaces.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+    for (_, surface, (weight, head)) in surfaces {
+        let (canonical, fold) = canon.canonical_folded(&surface);
         if canonical.is_empty() {
             continue;
         }
@@ -1941,7 +1964,6 @@ pub fn candidates_in(
                 }
             }
         }
-        let fold = crate::fold_key(&canonical);
         let (name, known) = match vocabulary.lookup_folded(&canonical, &fold, &key) {
             Some(n) => (n, true),
             None => match builtin.and_then(|b| b.lookup_folded(&canonical, &fold, &key)) {
@@ -1981,6 +2003,16 @@ pub fn candidates_in(
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.key.cmp(&b.key)));
     out.truncate(CANDIDATES_PER_ITEM);
     out
+}
+
+/// Append `words` to `out`, joined by hyphens.
+fn push_joined<'a>(out: &mut String, words: impl Iterator<Item = &'a str>) {
+    for (i, w) in words.enumerate() {
+        if i > 0 {
+            out.push('-');
+        }
+        out.push_str(w);
+    }
 }
 
 fn contains_seq(long: &[String], short: &[String]) -> bool {
