@@ -4,9 +4,14 @@ clients holding connections open at the same time.
 
     scripts/load-http.py [--attest target/release/attest] [--surface provenance]
                          [--sessions 200] [--calls 5] [--slow 50]
+                         [--db sqlite] [--db postgres://root@127.0.0.1:5432/test]
 
 Starts `attest serve --surface S --http 127.0.0.1:PORT` on a fresh database and a copy
-of examples/workspace (scanned first), then at once:
+of examples/workspace (scanned first). `--db` says which database, and may be given more
+than once to measure each back to back in one invocation: `sqlite` (the default) is a
+new SQLite file; a `postgres://` address is a fresh schema of that database (made and
+dropped with `psql`, named `attest_t_<pid>_load…` so `.ci/run`'s clean-up also finds
+one a crash left). Then, per database, at once:
   - SESSIONS clients, each: initialize, notifications/initialized, then CALLS
     `tools/call <ns>.ask` with a question from the surface's list, one after another;
   - SLOW clients that send half a request head and then nothing (slowloris): the
@@ -15,8 +20,9 @@ of examples/workspace (scanned first), then at once:
 Prints p50/p90/p99/max of the `<ns>.ask` latency, errors (a non-200 status, a JSON-RPC
 error, isError, or an answer that is not an attest Answer), how many slow connections
 were closed by the server, and the wall time. Exit 1 on any error or a slow
-connection left open. Standard library only; raw HTTP/1.1 so no client library is on
-the timed path.
+connection left open. With more than one database, a last line gives each one's
+p50 and p99 as a ratio to the first's. Standard library only (and `psql` for
+PostgreSQL); raw HTTP/1.1 so no client library is on the timed path.
 """
 import argparse
 import asyncio
@@ -150,19 +156,38 @@ async def main_async(a, port):
     return ns, latencies, errors, closed, wall
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--attest", default=os.path.join(ROOT, "target/release/attest"))
-    ap.add_argument("--surface", default="provenance", choices=sorted(QUESTIONS))
-    ap.add_argument("--sessions", type=int, default=200)
-    ap.add_argument("--calls", type=int, default=5)
-    ap.add_argument("--slow", type=int, default=50)
-    a = ap.parse_args()
+def psql(base, sql):
+    subprocess.run(["psql", base, "-qAtc", "SET client_min_messages = warning; " + sql], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def fresh_database(db, work, n):
+    """The ATTEST_DB setting for `db`, and how to drop it afterwards."""
+    if db == "sqlite":
+        return os.path.join(work, "attest.db"), lambda: None
+    if not db.startswith(("postgres://", "postgresql://")):
+        sys.exit(f"--db takes sqlite or a postgres:// address, not {db!r}")
+    schema = f"attest_t_{os.getpid()}_load_{n}"
+    psql(db, f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
+    url = db + ("&" if "?" in db else "?") + f"options[search_path]={schema}"
+    return url, lambda: psql(db, f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def run_one(a, db, n):
     work = tempfile.mkdtemp()
     root = os.path.join(work, "root")
     shutil.copytree(os.path.join(ROOT, "examples/workspace"), root)
-    env = dict(os.environ, ATTEST_DB=os.path.join(work, "attest.db"), RESEARCH_ROOT=root, HOME=work,
+    setting, drop = fresh_database(db, work, n)
+    env = dict(os.environ, ATTEST_DB=setting, RESEARCH_ROOT=root, HOME=work,
                ATTEST_HTTP_HEADER_SECS="5")
+    try:
+        return run_in(a, env, work, root, db)
+    finally:
+        drop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_in(a, env, work, root, db):
     subprocess.run([a.attest, "runs", "scan"], env=env, check=True, stdout=subprocess.DEVNULL)
     if a.surface == "feed":
         subprocess.run([a.attest, "feed", "personas", "create", "ada", "speech recognition"], env=env,
@@ -181,9 +206,9 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=60)
-        shutil.rmtree(work, ignore_errors=True)
     ms = [x * 1000 for x in lat]
     report = {
+        "db": "sqlite" if db == "sqlite" else "postgres",
         "surface": a.surface, "sessions": a.sessions, "calls_per_session": a.calls, "calls": len(ms),
         "p50_ms": round(statistics.median(ms), 1) if ms else None,
         "p90_ms": round(pct(ms, 90), 1) if ms else None,
@@ -192,10 +217,33 @@ def main():
         "errors": len(errors), "slow_clients": a.slow, "slow_closed_by_server": len(closed),
         "wall_s": round(wall, 2),
     }
-    print(json.dumps(report))
+    print(json.dumps(report), flush=True)
     for e in errors[:10]:
         print("error:", e, file=sys.stderr)
-    return 0 if not errors and len(closed) == a.slow else 1
+    return report, not errors and len(closed) == a.slow
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attest", default=os.path.join(ROOT, "target/release/attest"))
+    ap.add_argument("--surface", default="provenance", choices=sorted(QUESTIONS))
+    ap.add_argument("--sessions", type=int, default=200)
+    ap.add_argument("--calls", type=int, default=5)
+    ap.add_argument("--slow", type=int, default=50)
+    ap.add_argument("--db", action="append", metavar="sqlite|postgres://…",
+                    help="database to measure on (repeat to measure several back to back; default sqlite)")
+    a = ap.parse_args()
+    reports, good = [], True
+    for n, db in enumerate(a.db or ["sqlite"]):
+        report, ok = run_one(a, db, n)
+        reports.append(report)
+        good = good and ok
+    if len(reports) > 1 and reports[0]["p50_ms"]:
+        first = reports[0]
+        print(json.dumps({"ratio_to": first["db"], **{
+            r["db"]: {"p50": round(r["p50_ms"] / first["p50_ms"], 2), "p99": round(r["p99_ms"] / first["p99_ms"], 2)}
+            for r in reports[1:] if r["p50_ms"]}}))
+    return 0 if good else 1
 
 
 if __name__ == "__main__":

@@ -167,16 +167,9 @@ fn path_like(name: &str) -> bool {
 }
 
 fn cases(tool: &Tool, ground: &Ground) -> Vec<Case> {
-    let schema = Value::Object((*tool.input_schema).clone());
-    let empty = Map::new();
-    let props = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let (schema, props, required) = common::input_schema(tool);
     let base = |truthy: bool| -> Map<String, Value> {
-        required.iter().map(|r| (r.to_string(), filler(resolve(&props[*r], &schema), truthy))).collect()
+        required.iter().map(|r| (r.clone(), filler(resolve(&props[r.as_str()], &schema), truthy))).collect()
     };
     let with = |overrides: &[(&String, Value)], truthy: bool| -> Value {
         let mut m = base(truthy);
@@ -192,7 +185,7 @@ fn cases(tool: &Tool, ground: &Ground) -> Vec<Case> {
     if !required.is_empty() {
         out.push(Case { kind: "missing", args: json!({}), refuse: true });
     }
-    for (name, p) in props {
+    for (name, p) in &props {
         out.push(Case { kind: "wrong-type", args: with(&[(name, wrong(resolve(p, &schema)))], false), refuse: true });
     }
     let strings = of_kind("string");

@@ -1,12 +1,14 @@
-//! Concurrency on one SQLite file: four feed surface processes rating items (and listing
+//! Concurrency on one database: four feed surface processes rating items (and listing
 //! and searching between ratings), a provenance surface reading the ledger, `attest
 //! ingest` and `attest runs scan` in a loop (the feed growing and results being added
 //! meanwhile), and `attest web` serving pages, all for `ATTEST_CONCURRENCY_SECS`
-//! (default 10; `scripts/concurrency.sh` runs 60). Then:
+//! (default 10; `scripts/concurrency.sh` runs 60). Once on a SQLite file, and once more
+//! on PostgreSQL when `ATTEST_TEST_POSTGRES` names a test database (a fresh schema,
+//! dropped after; the `postgres_` test returns at once without it). Then:
 //!
 //! - zero lost ratings: every rating answered `ok` is in the database with its verdict;
-//! - zero "database is locked" (or any raw driver text) reaching a user, in any answer,
-//!   page or command output;
+//! - zero "database is locked", deadlock or serialization text (or any raw driver text)
+//!   reaching a user, in any answer, page or command output;
 //! - every answer is `ok` or an honest busy refusal (`ok: false` saying the database is
 //!   busy and to try again); never `isError`; every command exits 0 or says busy.
 //!
@@ -19,7 +21,10 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod common;
+
 use attest_testkit::Session;
+use common::pg::Scratch;
 use serde_json::{Value, json};
 use sqlx::Row;
 
@@ -41,10 +46,19 @@ struct Findings {
 impl Findings {
     fn text(&mut self, who: &str, text: &str) {
         let lower = text.to_lowercase();
-        if lower.contains("database is locked")
-            || lower.contains("(code: 5)")
-            || lower.contains("error returned from database")
-        {
+        // SQLite's and PostgreSQL's own words, and sqlx's, for trouble attest words itself.
+        const DRIVER: [&str; 9] = [
+            "database is locked",
+            "(code: 5)",
+            "error returned from database",
+            "deadlock",
+            "could not serialize",
+            "canceling statement",
+            "pool timed out",
+            "too many clients",
+            "sqlstate",
+        ];
+        if DRIVER.iter().any(|d| lower.contains(d)) {
             self.problems.push(format!("{who}: raw database text reached the user: {}", clip(text)));
         }
     }
@@ -76,6 +90,8 @@ fn clip(s: &str) -> String {
 
 struct Place {
     dir: tempfile::TempDir,
+    /// The PostgreSQL schema everything runs on; `None`: the SQLite file `db()`.
+    pg: Option<Scratch>,
 }
 
 impl Place {
@@ -85,9 +101,16 @@ impl Place {
     fn db(&self) -> PathBuf {
         self.dir.path().join("attest.db")
     }
+    /// `ATTEST_DB`: the file, or the schema's address.
+    fn setting(&self) -> String {
+        match &self.pg {
+            Some(pg) => pg.url.clone(),
+            None => self.db().display().to_string(),
+        }
+    }
     fn env(&self) -> Vec<(&'static str, String)> {
         vec![
-            ("ATTEST_DB", self.db().display().to_string()),
+            ("ATTEST_DB", self.setting()),
             ("RESEARCH_ROOT", self.root().display().to_string()),
             ("HOME", self.dir.path().display().to_string()),
             ("ATTEST_EXPAND", "1".into()),
@@ -148,7 +171,19 @@ fn get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn surfaces_ingest_scan_and_web_share_one_database_without_losing_a_rating() {
-    let place = Arc::new(Place { dir: tempfile::tempdir().unwrap() });
+    share_one_database(None).await;
+}
+
+/// The same on PostgreSQL, when `ATTEST_TEST_POSTGRES` names a test database.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_surfaces_ingest_scan_and_web_share_one_database_without_losing_a_rating() {
+    let Some(pg) = tokio::task::spawn_blocking(Scratch::new).await.unwrap() else { return };
+    share_one_database(Some(pg)).await;
+}
+
+async fn share_one_database(pg: Option<Scratch>) {
+    let on = if pg.is_some() { "PostgreSQL" } else { "SQLite" };
+    let place = Arc::new(Place { dir: tempfile::tempdir().unwrap(), pg });
     std::fs::create_dir_all(place.root()).unwrap();
     for k in 0..3 {
         write_results(&place.root(), &format!("p{k}"), 0, 60);
@@ -291,27 +326,39 @@ async fn surfaces_ingest_scan_and_web_share_one_database_without_losing_a_rating
     let _ = web.wait();
 
     // Every rating answered ok is stored, with the verdict last given.
-    let stored: BTreeMap<(usize, i64), bool> = {
-        let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(place.db());
-        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
-        let check: String = sqlx::query("PRAGMA integrity_check").fetch_one(&pool).await.unwrap().get(0);
-        assert_eq!(check, "ok");
-        let rows = sqlx::query("SELECT r.name, c.item_id, c.useful FROM clicks c JOIN readers r ON r.id = c.reader_id")
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-        rows.iter()
-            .map(|row| {
-                let name: String = row.get(0);
-                ((name[1..].parse().unwrap(), row.get::<i64, _>(1)), row.get::<i64, _>(2) == 1)
-            })
-            .collect()
+    let ratings = "SELECT r.name, c.item_id, c.useful FROM clicks c JOIN readers r ON r.id = c.reader_id";
+    let stored: BTreeMap<(usize, i64), bool> = match &place.pg {
+        None => {
+            let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(place.db());
+            let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
+            let check: String = sqlx::query("PRAGMA integrity_check").fetch_one(&pool).await.unwrap().get(0);
+            assert_eq!(check, "ok");
+            let rows = sqlx::query(ratings).fetch_all(&pool).await.unwrap();
+            rows.iter()
+                .map(|row| {
+                    let name: String = row.get(0);
+                    ((name[1..].parse().unwrap(), row.get::<i64, _>(1)), row.get::<i64, _>(2) == 1)
+                })
+                .collect()
+        }
+        Some(pg) => {
+            let rows = tokio::task::block_in_place(|| {
+                pg.check();
+                pg.rows(ratings).unwrap()
+            });
+            rows.iter()
+                .map(|row| {
+                    let name: String = row.get(0);
+                    ((name[1..].parse().unwrap(), row.get::<i64, _>(1)), row.get::<i64, _>(2) == 1)
+                })
+                .collect()
+        }
     };
     let rated = rated.lock().unwrap().clone();
     let lost: Vec<_> = rated.iter().filter(|(k, v)| stored.get(k) != Some(v)).collect();
     let f = findings.lock().unwrap();
     eprintln!(
-        "{} s: {} answers, {} honest busy, {} ratings kept, {} lost, {} problems",
+        "{on}, {} s: {} answers, {} honest busy, {} ratings kept, {} lost, {} problems",
         secs(),
         f.answers,
         f.busy,

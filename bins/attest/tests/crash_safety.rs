@@ -9,17 +9,37 @@
 //! Kill points are spread over the time one uninterrupted run took (measured first, to
 //! place them; nothing asserts a duration); the seed is printed and can be set with
 //! `ATTEST_CRASH_SEED`.
+//!
+//! Each test has a `postgres_` twin that runs the same trials with `ATTEST_DB` set to a
+//! fresh schema of the database `ATTEST_TEST_POSTGRES` names (dropped after; without the
+//! variable it returns at once). It runs fewer, smaller trials by default (4 over 500;
+//! the same two variables override both), and checks with PostgreSQL's counterpart of
+//! the integrity check (`common::pg::Scratch::check`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 use attest_testkit::Session;
+use common::pg::Scratch;
 use serde_json::json;
 use sqlx::Row;
 
 fn env_or(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// How many trials: `ATTEST_CRASH_TRIALS`, else 10 on SQLite and 4 on PostgreSQL.
+fn trials(p: &Place) -> u64 {
+    env_or("ATTEST_CRASH_TRIALS", if p.pg.is_some() { 4 } else { 10 })
+}
+
+/// How many result files (and feed items): `ATTEST_CRASH_FILES`, else 2,000 on SQLite
+/// and 500 on PostgreSQL.
+fn files(p: &Place) -> u64 {
+    env_or("ATTEST_CRASH_FILES", if p.pg.is_some() { 500 } else { 2_000 })
 }
 
 /// A small deterministic generator (xorshift64*), so a failing trial can be replayed.
@@ -53,13 +73,19 @@ impl Rng {
 
 struct Place {
     dir: tempfile::TempDir,
+    /// The PostgreSQL schema the trials run on; `None`: the SQLite file `db()`.
+    pg: Option<Scratch>,
 }
 
 impl Place {
-    fn new() -> Place {
+    fn new(pg: Option<Scratch>) -> Place {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("root")).unwrap();
-        Place { dir }
+        Place { dir, pg }
+    }
+    /// A place on PostgreSQL, or `None` when tests are not to use it.
+    fn postgres() -> Option<Place> {
+        Scratch::new().map(|pg| Place::new(Some(pg)))
     }
     fn root(&self) -> PathBuf {
         self.dir.path().join("root")
@@ -67,10 +93,54 @@ impl Place {
     fn db(&self) -> PathBuf {
         self.dir.path().join("attest.db")
     }
-    fn fresh_db(&self) {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.db().display()));
+    /// `ATTEST_DB`: the file, or the schema's address.
+    fn setting(&self) -> String {
+        match &self.pg {
+            Some(pg) => pg.url.clone(),
+            None => self.db().display().to_string(),
         }
+    }
+    /// Start again from no database: the file and its log removed, or the schema emptied.
+    fn fresh_db(&self) {
+        match &self.pg {
+            Some(pg) => pg.reset(),
+            None => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", self.db().display()));
+                }
+            }
+        }
+    }
+    /// Whether a database exists to check (a killed first run may not have made the file).
+    fn has_db(&self) -> bool {
+        self.pg.is_some() || self.db().exists()
+    }
+    /// Open the database the way a fresh process would, check its integrity, and run
+    /// `sql` (a text and an integer column per row). A database killed before its
+    /// schema was created has no tables yet: that reads as no rows.
+    fn query(&self, sql: &str) -> Vec<(String, i64)> {
+        let Some(pg) = &self.pg else { return query(&self.db(), sql) };
+        pg.check();
+        match pg.rows(sql) {
+            Ok(rows) => rows.iter().map(|r| (r.get::<String, _>(0), r.get::<i64, _>(1))).collect(),
+            Err(e) if e.to_string().contains("does not exist") => Vec::new(),
+            Err(e) => panic!("{sql}: {e}"),
+        }
+    }
+    /// The one count a `SELECT 'what', count(*)` query returns (0 before the schema exists).
+    fn count(&self, sql: &str) -> i64 {
+        self.query(sql).first().map_or(0, |r| r.1)
+    }
+    /// The table holding runs' metric values, by schema version (`run_curves` from
+    /// migration 8 on, `run_metrics` before); `None` before the schema exists.
+    fn metrics_table(&self) -> Option<String> {
+        let sql = match self.pg {
+            Some(_) => {
+                "SELECT CAST(table_name AS TEXT), 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('run_curves', 'run_metrics') ORDER BY 1"
+            }
+            None => "SELECT name, 1 FROM sqlite_master WHERE name IN ('run_curves', 'run_metrics') ORDER BY 1",
+        };
+        self.query(sql).into_iter().next().map(|r| r.0)
     }
     fn attest(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_attest"));
@@ -78,7 +148,7 @@ impl Place {
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.dir.path())
-            .env("ATTEST_DB", self.db())
+            .env("ATTEST_DB", self.setting())
             .env("RESEARCH_ROOT", self.root());
         c
     }
@@ -136,11 +206,6 @@ fn query(db: &Path, sql: &str) -> Vec<(String, i64)> {
     .unwrap()
 }
 
-/// The one count a `SELECT 'what', count(*)` query returns (0 before the schema exists).
-fn count(db: &Path, sql: &str) -> i64 {
-    query(db, sql).first().map_or(0, |r| r.1)
-}
-
 fn write_results(root: &Path, project: &str, from: u64, to: u64) {
     let dir = root.join(project).join("results");
     std::fs::create_dir_all(&dir).unwrap();
@@ -154,10 +219,19 @@ const PROJECTS: u64 = 4;
 
 #[test]
 fn kill_9_during_runs_scan_leaves_all_or_nothing() {
-    let trials = env_or("ATTEST_CRASH_TRIALS", 10);
-    let files = env_or("ATTEST_CRASH_FILES", 2_000).max(PROJECTS);
+    scan_trials(Place::new(None));
+}
+
+#[test]
+fn postgres_kill_9_during_runs_scan_leaves_all_or_nothing() {
+    let Some(p) = Place::postgres() else { return };
+    scan_trials(p);
+}
+
+fn scan_trials(p: Place) {
+    let trials = trials(&p);
+    let files = files(&p).max(PROJECTS);
     let mut rng = Rng::seeded();
-    let p = Place::new();
     let per = files / PROJECTS;
     let mut have = vec![per; PROJECTS as usize];
     for k in 0..PROJECTS {
@@ -179,8 +253,8 @@ fn kill_9_during_runs_scan_leaves_all_or_nothing() {
             have[grown] += 7;
         }
         killed += p.kill_after(&["runs", "scan"], rng.within(span)) as usize;
-        if p.db().exists() {
-            let rows = query(&p.db(), counts);
+        if p.has_db() {
+            let rows = p.query(counts);
             for k in 0..PROJECTS as usize {
                 let project = format!("p{k}");
                 let n = rows.iter().find(|(p, _)| *p == project).map_or(0, |r| r.1);
@@ -191,14 +265,15 @@ fn kill_9_during_runs_scan_leaves_all_or_nothing() {
                     have[k]
                 );
             }
-            let orphans = count(
-                &p.db(),
-                "SELECT 'runs without metrics', count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM run_metrics m WHERE m.run_id = r.id)",
-            );
-            assert_eq!(orphans, 0, "trial {trial}: runs without their metrics");
+            if let Some(metrics) = p.metrics_table() {
+                let orphans = p.count(&format!(
+                    "SELECT 'runs without metrics', count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM {metrics} m WHERE m.run_id = r.id)"
+                ));
+                assert_eq!(orphans, 0, "trial {trial}: runs without their metrics");
+            }
         }
         p.complete(&["runs", "scan"]);
-        let rows = query(&p.db(), counts);
+        let rows = p.query(counts);
         let want: Vec<(String, i64)> = (0..PROJECTS).map(|k| (format!("p{k}"), have[k as usize] as i64)).collect();
         assert_eq!(rows, want, "trial {trial}: the rescan after the kill");
         stored = have.clone();
@@ -225,12 +300,21 @@ fn write_feed(path: &Path, name: &str, items: u64) {
 
 #[test]
 fn kill_9_during_ingest_leaves_whole_feeds_or_none() {
-    let trials = env_or("ATTEST_CRASH_TRIALS", 10);
-    let items = env_or("ATTEST_CRASH_FILES", 2_000).max(4);
+    ingest_trials(Place::new(None));
+}
+
+#[test]
+fn postgres_kill_9_during_ingest_leaves_whole_feeds_or_none() {
+    let Some(p) = Place::postgres() else { return };
+    ingest_trials(p);
+}
+
+fn ingest_trials(p: Place) {
+    let trials = trials(&p);
+    let items = files(&p).max(4);
     let feeds = 4;
     let per = items / feeds;
     let mut rng = Rng::seeded();
-    let p = Place::new();
     let mut toml = String::new();
     for f in 0..feeds {
         let path = p.dir.path().join(format!("feed{f}.xml"));
@@ -247,21 +331,20 @@ fn kill_9_during_ingest_leaves_whole_feeds_or_none() {
     for trial in 0..trials {
         p.fresh_db();
         killed += p.kill_after(&args, rng.within(span)) as usize;
-        if p.db().exists() {
-            for (feed, n) in query(&p.db(), counts) {
+        if p.has_db() {
+            for (feed, n) in p.query(counts) {
                 assert!(
                     n == 0 || n as u64 == per,
                     "trial {trial}: feed {feed} shows {n} of {per} items: a half-ingest"
                 );
             }
-            let untagged = count(
-                &p.db(),
+            let untagged = p.count(
                 "SELECT 'tags without items', count(*) FROM item_tags t WHERE NOT EXISTS (SELECT 1 FROM items i WHERE i.id = t.item_id)",
             );
             assert_eq!(untagged, 0, "trial {trial}");
         }
         p.complete(&args);
-        let rows = query(&p.db(), counts);
+        let rows = p.query(counts);
         assert_eq!(rows.len() as u64, feeds, "trial {trial}: every feed subscribed after the rerun: {rows:?}");
         assert!(rows.iter().all(|(_, n)| *n as u64 == per), "trial {trial}: after the rerun: {rows:?}");
     }
@@ -270,16 +353,26 @@ fn kill_9_during_ingest_leaves_whole_feeds_or_none() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_during_runs_record_then_the_same_call_completes() {
-    let trials = env_or("ATTEST_CRASH_TRIALS", 10);
+    record_trials(Place::new(None)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_kill_9_during_runs_record_then_the_same_call_completes() {
+    let Some(p) = tokio::task::spawn_blocking(Place::postgres).await.unwrap() else { return };
+    record_trials(p).await;
+}
+
+async fn record_trials(p: Place) {
+    let trials = trials(&p);
     let mut rng = Rng::seeded();
-    let p = Place::new();
     write_results(&p.root(), "proj", 0, 200);
-    p.complete(&["runs", "scan"]);
+    tokio::task::block_in_place(|| p.complete(&["runs", "scan"]));
+    let setting = p.setting();
     let serve = || {
         let mut cmd = Session::command(
             env!("CARGO_BIN_EXE_attest"),
             &[
-                ("ATTEST_DB", p.db().to_str().unwrap()),
+                ("ATTEST_DB", setting.as_str()),
                 ("RESEARCH_ROOT", p.root().to_str().unwrap()),
                 ("HOME", p.dir.path().to_str().unwrap()),
                 ("ATTEST_EXPAND", "1"),
@@ -324,7 +417,7 @@ async fn kill_9_during_runs_record_then_the_same_call_completes() {
         killed += !answered as usize;
         // The ledger holds the family's three runs or none of them.
         let recorded = format!("SELECT 'runs', count(*) FROM runs WHERE name LIKE '{family}%'");
-        let n = count(&p.db(), &recorded);
+        let n = tokio::task::block_in_place(|| p.count(&recorded));
         assert!(n == 0 || n == 3, "trial {trial}: {n} of 3 runs recorded");
         // The same call again completes, whatever the kill left on disk.
         let s = serve().await;
@@ -332,7 +425,7 @@ async fn kill_9_during_runs_record_then_the_same_call_completes() {
         assert!(!is_error, "trial {trial}: {text}");
         assert_eq!(answer["ok"], true, "trial {trial}: the retried call did not complete: {answer:#}");
         s.close().await;
-        assert_eq!(count(&p.db(), &recorded), 3, "trial {trial}: after the retry");
+        assert_eq!(tokio::task::block_in_place(|| p.count(&recorded)), 3, "trial {trial}: after the retry");
     }
     eprintln!("runs.record: {trials} trials, {killed} killed before answering, whole call {span:?}");
 }

@@ -124,17 +124,10 @@ fn args_for(
     alt: bool,
     optional: bool,
 ) -> Map<String, Value> {
-    let schema = Value::Object((*tool.input_schema).clone());
-    let empty = Map::new();
-    let props = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let (_, props, required) = common::input_schema(tool);
     let mut out = Map::new();
     for name in props.keys() {
-        if !optional && !required.contains(&name.as_str()) {
+        if !optional && !required.contains(name) {
             continue;
         }
         let v = if alt {

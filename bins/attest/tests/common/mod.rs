@@ -2,6 +2,8 @@
 //! the repository root, sibling binaries built on demand, and the Python venvs.
 #![allow(dead_code)] // each test target uses its own part
 
+pub mod pg;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -55,4 +57,19 @@ pub fn example_workspace() -> tempfile::TempDir {
         Command::new("cp").arg("-r").arg(repo().join("examples/workspace/.")).arg(root.path()).status().unwrap();
     assert!(status.success(), "copying examples/workspace failed");
     root
+}
+
+/// A tool's input schema as JSON, its properties and the names it requires: what the
+/// tests that build arguments from a tool's schema start from.
+pub fn input_schema(
+    tool: &rmcp::model::Tool,
+) -> (serde_json::Value, serde_json::Map<String, serde_json::Value>, Vec<String>) {
+    let schema = serde_json::Value::Object((*tool.input_schema).clone());
+    let props = schema.get("properties").and_then(serde_json::Value::as_object).cloned().unwrap_or_default();
+    let required = schema
+        .get("required")
+        .and_then(serde_json::Value::as_array)
+        .map(|r| r.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default();
+    (schema, props, required)
 }
