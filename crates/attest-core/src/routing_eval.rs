@@ -149,8 +149,11 @@ pub fn parse(text: &str) -> Result<Vec<Labelled>, String> {
     Ok(parse_given(text)?.into_iter().map(|(l, _)| l).collect())
 }
 
+/// A labelled question with the ask's other arguments its line gives.
+pub type WithGiven = (Labelled, Map<String, Value>);
+
 /// Parse a labelled file, keeping each line's `given` object (empty when absent).
-pub fn parse_given(text: &str) -> Result<Vec<(Labelled, Map<String, Value>)>, String> {
+pub fn parse_given(text: &str) -> Result<Vec<WithGiven>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

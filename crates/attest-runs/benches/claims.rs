@@ -104,7 +104,7 @@ async fn generated(dir: &Path, runs: usize) -> Store {
         ];
         let rows: Vec<Metric> =
             rows.into_iter().map(|(m, v, step)| Metric { metric: m.into(), value: v, step, split: None }).collect();
-        curve::insert(&mut *tx, &[(id, rows.as_slice())]).await.expect("metrics inserted");
+        curve::insert(&mut tx, &[(id, rows.as_slice())]).await.expect("metrics inserted");
         let claim = match i % 10 {
             0 => format!("{project}/{name} metric=wer value={}", wer + 0.01),
             1 => format!("{project}/{name}_missing metric=wer value={wer}"),

@@ -1057,8 +1057,11 @@ mod tests {
             vec![0.1 + 0.2, 1.0 / 3.0, 1e-7, 5e-324, f64::MAX, -f64::MIN_POSITIVE, 2.0, 1e15 + 0.3];
         while values.len() < 6000 {
             let bits = next();
-            let v =
-                if values.len() % 2 == 0 { f64::from_bits(bits) } else { (bits >> 11) as f64 / (1u64 << 50) as f64 };
+            let v = if values.len().is_multiple_of(2) {
+                f64::from_bits(bits)
+            } else {
+                (bits >> 11) as f64 / (1u64 << 50) as f64
+            };
             if v.is_finite() {
                 values.push(v);
             }

@@ -191,7 +191,16 @@ pub async fn check_into(file: &Path, copy: &Path) -> Result<Checked, RestoreErro
             .get(0);
         tables.push((t.to_string(), n));
     }
+    // Everything the migrations wrote goes into the file itself, so the copy is whole
+    // on its own when it is moved into place, even if a pooled connection is still
+    // closing; that connection's log is then empty, and is removed here.
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(store.pool()).await.map_err(StoreError::Sql)?;
     store.close().await;
+    let wal = sibling(copy, "-wal");
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() == 0) {
+        let _ = std::fs::remove_file(&wal);
+        let _ = std::fs::remove_file(sibling(copy, "-shm"));
+    }
     Ok(Checked { version, tables })
 }
 

@@ -487,6 +487,6 @@ async fn write_project(
         .execute(&mut **tx)
         .await?;
     let rows: Vec<(i64, &[Metric])> = changed.iter().map(|(id, r)| (*id, r.metrics.as_slice())).collect();
-    super::curve::insert(&mut **tx, &rows).await?;
+    super::curve::insert(tx, &rows).await?;
     Ok(removed)
 }
