@@ -254,13 +254,7 @@ impl FeedStore {
     pub async fn subscribe(&self, url: &str, title: Option<&str>) -> Result<Subscription> {
         let url = normalise_url(url)?;
         let title = title.map(str::trim).filter(|t| !t.is_empty());
-        let res =
-            sqlx::query("INSERT INTO feeds (url, title, added_at) VALUES ($1, $2, $3) ON CONFLICT (url) DO NOTHING")
-                .bind(&url)
-                .bind(title)
-                .bind(now_stamp())
-                .execute(self.pool())
-                .await?;
+        let res = sqlx::query(SUBSCRIBE).bind(&url).bind(title).bind(now_stamp()).execute(self.pool()).await?;
         let feed = self.feed_by_url(&url).await?.ok_or_else(|| FeedError::BadUrl(format!("'{url}' vanished")))?;
         Ok(Subscription { feed, created: res.rows_affected() == 1 })
     }
@@ -278,15 +272,13 @@ impl FeedStore {
         let mut tx = self.write_tx().await?;
         let mut created = 0;
         for (url, title) in &feeds {
-            created += sqlx::query(
-                "INSERT INTO feeds (url, title, added_at) VALUES ($1, $2, $3) ON CONFLICT (url) DO NOTHING",
-            )
-            .bind(url)
-            .bind(*title)
-            .bind(now_stamp())
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            created += sqlx::query(SUBSCRIBE)
+                .bind(url)
+                .bind(*title)
+                .bind(now_stamp())
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
         }
         sqlx::query(
             "INSERT INTO feed_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -1123,3 +1115,6 @@ async fn add_items_tx(
     out.added = fresh.len();
     Ok(out)
 }
+
+/// Subscribe to one address (`url`, `title`, `added_at`); nothing when already there.
+const SUBSCRIBE: &str = "INSERT INTO feeds (url, title, added_at) VALUES ($1, $2, $3) ON CONFLICT (url) DO NOTHING";
