@@ -575,7 +575,7 @@ fn one_arm_message(family: &str, metric: &str, arm: &Arm, others: usize) -> Stri
         String::new()
     };
     format!(
-        "only one arm of family '{family}' has a {metric} ({what}: {value}{at}{seeds}){without}, so nothing was compared and there is no winner. A family's arms are runs grouped by a shared file-name prefix, a tracker's run name, a framework's logger or experiment name, or a sweep's config; to compare runs named otherwise, declare the family in attest.toml at the research root ([[family]] name = \"…\", runs = [\"glob\", …])"
+        "only one arm of family '{family}' reports {metric} ({what}: {value}{at}{seeds}){without}, so nothing was compared and there is no winner. A family's arms are runs grouped by a shared file-name prefix, a tracker's run name, a framework's logger or experiment name, or a sweep's config; to compare runs named otherwise, declare the family in attest.toml at the research root ([[family]] name = \"…\", runs = [\"glob\", …])"
     )
 }
 

@@ -157,6 +157,24 @@ fn is_covered(claims: &[Claim], value: f64) -> bool {
     claims.iter().any(|c| (value - c.value).abs() <= c.tolerance().max(claims::DEFAULT_TOL))
 }
 
+/// Whether the text right after a number makes it a percentage: `%`, `\%` or the word
+/// `percent`, after optional spaces, `~` or `\,`. A claim's value is a metric's own
+/// scale (`accuracy=0.812`) while prose often writes it as `81.2%`.
+fn is_percent(after: &str) -> bool {
+    let mut rest = after;
+    loop {
+        let t = rest.trim_start_matches([' ', '~', '}', '\u{a0}', '\u{202f}']);
+        match t.strip_prefix("\\,") {
+            Some(r) => rest = r,
+            None => {
+                rest = t;
+                break;
+            }
+        }
+    }
+    rest.starts_with('%') || rest.starts_with("\\%") || rest.get(..7).is_some_and(|w| w.eq_ignore_ascii_case("percent"))
+}
+
 /// The uncovered decimals of one masked text; `place` maps a line of `text` to the
 /// file's line and cell.
 fn uncovered_in(
@@ -170,7 +188,8 @@ fn uncovered_in(
     let mut lines = claims::Lines::new(text);
     let mut uncovered = Vec::new();
     for (at, written, value) in &nums {
-        if is_covered(claims, *value) {
+        let percent = is_percent(&masked[at + written.len()..]);
+        if is_covered(claims, *value) || (percent && is_covered(claims, value / 100.0)) {
             continue;
         }
         let (line, cell) = place(lines.of(*at));
@@ -273,6 +292,27 @@ mod tests {
         assert_eq!(un.iter().map(|u| u.value).collect::<Vec<_>>(), [0.07, 1.0]);
         assert_eq!(un[0].line, 1);
         assert!(un[0].context.starts_with("At 0.0719"));
+    }
+
+    #[test]
+    fn a_percentage_is_covered_by_a_claim_of_the_fraction() {
+        // Each line: the prose, and whether the claim of 0.812 covers its number.
+        let cases = [
+            ("reaches 81.2% accuracy", true),
+            ("reaches 81.2 % accuracy", true),
+            ("reaches 81.2 percent accuracy", true),
+            ("reaches 81.2 points of accuracy", false),
+            ("reaches 0.812 accuracy", true),
+            ("reaches 8.12% accuracy", false),
+        ];
+        for (prose, covered) in cases {
+            let text = format!("{prose}\n<!-- claim: p/r metric=accuracy value=0.812 -->");
+            let (n, un) = of_text(&text, "d.md");
+            assert_eq!((n, un.is_empty()), (1, covered), "{prose}");
+        }
+        let tex = "\\begin{document}\nWe reach 81.2\\% and $\\mathbf{81.2}\\,\\%$. % claim: p/r metric=accuracy value=0.812\n\\end{document}";
+        let (n, un) = of_text_as(Format::Latex, tex, "p.tex").unwrap();
+        assert_eq!((n, un.len()), (2, 0), "{un:?}");
     }
 
     fn latex_values(text: &str) -> Vec<f64> {

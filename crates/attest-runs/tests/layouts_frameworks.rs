@@ -187,12 +187,19 @@ async fn empty_projects_get_advice_that_fits_the_layout() {
     let plain = root.join("loose/analysis");
     std::fs::create_dir_all(&plain).unwrap();
     std::fs::write(plain.join("scores.json"), "{\"wer\": 0.1}").unwrap();
+    let nested = root.join("nested/fashion/logs");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::write(nested.join("cnn.csv"), "epoch,accuracy,val_accuracy\n0,0.8,0.79\n").unwrap();
     let t = transcript(&root, &[]).await;
     let text = t[0]["answer"]["answer"].as_str().unwrap().to_string();
     let cases = [
         ("deep: found experiments/cnn/mlruns but no run in it", "results/"),
         ("killed: found files a training framework writes (outputs/lr1e-5/trainer_state.json)", "results/"),
         ("loose: 1 file in readable formats, none under a results directory (they are in analysis/)", "per-file"),
+        (
+            "nested: 1 file in readable formats, in a results directory one level too deep (fashion/); a results directory is read only at a project's top level: make fashion/ a project of its own",
+            "per-file",
+        ),
     ];
     for (want, never) in cases {
         let line = text.split(". ").find(|l| l.starts_with(&want[..5])).unwrap_or_else(|| panic!("{want} in {text}"));

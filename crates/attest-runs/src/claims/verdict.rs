@@ -350,7 +350,7 @@ pub async fn verdicts(
             let mut lint = out.last().cloned().expect("just pushed");
             lint.verdict = Verdict::Uncited;
             lint.message = format!(
-                "cite={key} is known to none of {}; add the reference to a citation source or correct the key (this checks the key only, not what the work says)",
+                "cite={key} was not found (checked: {}); add the reference to a citation source or correct the key (this checks the key only, not what the work says)",
                 res.sources()
             );
             out.push(lint);

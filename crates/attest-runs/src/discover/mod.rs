@@ -468,6 +468,24 @@ pub fn diagnose_empty(dir: &Path) -> String {
             .collect();
         parents.sort();
         parents.dedup();
+        // `<project>/<sub>/logs/…`: a results directory one level too deep reads as a
+        // project inside the project; say so rather than "move them into logs/".
+        let nested: Vec<String> = readable
+            .iter()
+            .filter_map(|f| {
+                let parts: Vec<String> = f.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+                (parts.len() > 2 && RESULT_DIRS.contains(&parts[1].as_str())).then(|| parts[0].clone())
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if let [sub, ..] = nested.as_slice() {
+            return format!(
+                "{} in readable formats, in a results directory one level too deep ({}); a results directory is read only at a project's top level: make {sub}/ a project of its own (a directory of the research root), or point the research root at this project so its subdirectories are the projects",
+                attest_core::text::plural(readable.len(), "file", "files"),
+                nested.iter().map(|s| format!("{s}/")).collect::<Vec<_>>().join(", ")
+            );
+        }
         let more = parents.len().saturating_sub(3);
         parents.truncate(3);
         return format!(
