@@ -592,6 +592,9 @@ fn present_integral(r: &Integral) -> (String, Vec<String>) {
             "log is the complex logarithm: for real {v} the root sum is real up to a constant on each interval \
              between real poles (conjugate roots pair up into real logarithms and arctangents)"
         ));
+    }
+    // How the answer was confirmed, as every symbolic answer says it.
+    if !r.checked.is_empty() {
         caveats.push(format!("checked: {}", r.checked));
     }
     (line, caveats)
