@@ -44,8 +44,9 @@ pub use store::FeedStore;
 /// Why a feed operation could not be done. Every message says what to do next.
 #[derive(Debug, thiserror::Error)]
 pub enum FeedError {
-    /// The database failed.
-    #[error("database error: {0}")]
+    /// The database failed: in words with what to do (`attest_store::words`), never the
+    /// driver's text.
+    #[error("{}", attest_store::words(.0, None))]
     Sql(#[from] sqlx::Error),
     /// No reader has this name.
     #[error("unknown reader '{0}'")]

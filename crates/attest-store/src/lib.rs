@@ -318,6 +318,12 @@ fn code_words(e: &sqlx::Error) -> String {
 }
 
 fn sqlite_trouble(code: i64) -> Option<Trouble> {
+    // SQLITE_IOERR_SHMSIZE: the shared-memory index beside a write-ahead log could not
+    // be grown. Opening a database on a full disk says it this way (the index is made
+    // at open); every later write there says SQLITE_FULL (bins/attest/tests/full_disk.rs).
+    if code == 4874 {
+        return Some(Trouble::Full);
+    }
     // SQLite's primary result code is the low byte of the extended one.
     match code & 0xff {
         5 | 6 => Some(Trouble::Busy),
@@ -406,7 +412,7 @@ impl Trouble {
                 "{file} cannot be written: the file or its directory is read-only (SQLite writes its journal next to the file). Nothing was changed; make both writable, or point ATTEST_DB (or --db) at a copy in a writable directory"
             ),
             Trouble::Full => format!(
-                "{file} could not be written because the disk is full. Nothing was changed; free some space and try again"
+                "{file} could not be written because the disk is full. Nothing was changed; free some space on that disk and try again, or move the file (with its -wal file, if any) to a disk with room and point ATTEST_DB (or --db) at it"
             ),
             Trouble::Damaged => format!(
                 "{file} is damaged or is not an attest database. Restore a backup (attest backup writes one), or point ATTEST_DB (or --db) at another file; nothing was written to it"
@@ -953,6 +959,10 @@ mod tests {
         assert!(matches!(stop(bad, Some(&path), "test"), attest_core::Stop::Fault(_)));
         let bad = sqlx::query("SELEC 1").execute(s.pool()).await.unwrap_err();
         out.push(format!("fault: {}", shown(words(&bad, Some(&path)))));
+        // A full disk: SQLITE_FULL on a write, SQLITE_IOERR_SHMSIZE on opening (4874).
+        assert_eq!(sqlite_trouble(13), Some(Trouble::Full));
+        assert_eq!(sqlite_trouble(4874), Some(Trouble::Full));
+        assert_eq!(sqlite_trouble(10 | (3 << 8)), Some(Trouble::Io), "SQLITE_IOERR_WRITE is not a full disk");
         for t in [Trouble::ReadOnly, Trouble::Full, Trouble::Io] {
             out.push(format!("{t:?}: {}", shown(t.explain(Some(&path)))));
         }
