@@ -60,6 +60,12 @@ pub enum SymCommand {
         /// The unknown (default: the only variable).
         #[arg(long)]
         var: Option<String>,
+        /// Only roots from here (with --to); a non-polynomial equation is scanned over the range.
+        #[arg(long, requires = "to", allow_hyphen_values = true)]
+        from: Option<String>,
+        /// Only roots up to here (with --from).
+        #[arg(long, requires = "from", allow_hyphen_values = true)]
+        to: Option<String>,
     },
     /// Differentiate.
     ///
@@ -248,7 +254,10 @@ fn request(command: SymCommand) -> anyhow::Result<(&'static str, Value)> {
             ("sym.check", json!({ "lines": text }))
         }
         SymCommand::Simplify { expr } => ("sym.simplify", json!({ "expr": expr })),
-        SymCommand::Solve { expr, var } => ("sym.solve", json!({ "expr": expr, "var": var })),
+        SymCommand::Solve { expr, var, from, to } => {
+            let range = from.zip(to).map(|(a, b)| json!([a, b]));
+            ("sym.solve", json!({ "expr": expr, "var": var, "range": range }))
+        }
         SymCommand::Diff { expr, var, order } => {
             ("sym.differentiate", json!({ "expr": expr, "var": var, "order": order }))
         }

@@ -51,8 +51,46 @@ pub struct Solution {
     pub notes: Vec<String>,
 }
 
+/// The range scanned for the roots of an equation that is not a polynomial, when the
+/// question names none.
+pub const DEFAULT_SCAN: (f64, f64) = (-10.0, 10.0);
+
 /// Solve `text` (an equation, or an expression taken as `= 0`) for `var`.
 pub fn solve(text: &str, var: Option<&str>, limits: &Limits) -> Result<Solution> {
+    solve_in(text, var, None, limits)
+}
+
+/// The finite ends of a range to solve in, from their texts (`"-1"`, `"2*pi"`): `lo < hi`,
+/// or why not.
+pub fn range_of(lo: &str, hi: &str, limits: &Limits) -> Result<(f64, f64)> {
+    let value = |t: &str| -> Result<f64> {
+        let bare = t.trim().trim_start_matches(['+', '-']).trim();
+        if ["oo", "inf", "infinity", "∞", "\\infty"].contains(&bare.to_ascii_lowercase().as_str()) {
+            return Err(SymError::unsupported(format!(
+                "the range's end {t} is not a finite number: a scan needs finite ends (try [-100, 100])"
+            )));
+        }
+        let e = crate::parse::parse_expr(t, limits)?;
+        if !e.free_symbols().is_empty() {
+            return Err(SymError::unsupported(format!("the range's end {t} is not a number")));
+        }
+        eval_f64(&e, &FloatEnv::new())
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| SymError::unsupported(format!("the range's end {t} is not a finite number")))
+    };
+    let (a, b) = (value(lo)?, value(hi)?);
+    if a >= b {
+        return Err(SymError::unsupported(format!(
+            "the range [{lo}, {hi}] is empty: its lower end must be below its upper end"
+        )));
+    }
+    Ok((a, b))
+}
+
+/// Solve `text` for `var`, listing only the roots in `range` (`[lo, hi]`, ends included)
+/// when one is given; an equation that is not a polynomial is scanned over `range`
+/// (default [`DEFAULT_SCAN`]).
+pub fn solve_in(text: &str, var: Option<&str>, range: Option<(f64, f64)>, limits: &Limits) -> Result<Solution> {
     let st = parse_statement(text, limits)?;
     let rhs_has_variables = st.rhs.as_ref().is_some_and(|r| !r.free_symbols().is_empty());
     let rhs = st.rhs.unwrap_or_else(|| Expr::int(0));
@@ -87,7 +125,7 @@ pub fn solve(text: &str, var: Option<&str>, limits: &Limits) -> Result<Solution>
             return Ok(out);
         }
         None if poly_in_v && nf.num.degree_in(&xa) <= 2 => symbolic_roots(&nf, &xa, &mut out.notes, &mut cx)?,
-        None => numeric_scan(&whole, &v, limits, &mut out.notes)?,
+        None => numeric_scan(&whole, &v, range.unwrap_or(DEFAULT_SCAN), limits, &mut out.notes)?,
     };
     let lowered_l = lower(&st.lhs, limits)?;
     let lowered_r = lower(&rhs, limits)?;
@@ -108,6 +146,22 @@ pub fn solve(text: &str, var: Option<&str>, limits: &Limits) -> Result<Solution>
         }
     }
     out.roots.sort_by(|a, b| a.numeric.total_cmp(&b.numeric));
+    if let Some((lo, hi)) = range {
+        // A root on an end counts (within rounding of the end's own value).
+        let slack = 1e-12 * lo.abs().max(hi.abs()).max(1.0);
+        let before = out.roots.len();
+        out.roots.retain(|r| r.numeric.is_nan() || (r.numeric >= lo - slack && r.numeric <= hi + slack));
+        let dropped = before - out.roots.len();
+        let (a, b) = (attest_core::text::fmt_sig(lo, 12), attest_core::text::fmt_sig(hi, 12));
+        out.notes.push(if dropped == 0 {
+            format!("only roots in [{a}, {b}] were asked for")
+        } else {
+            format!(
+                "only roots in [{a}, {b}] were asked for: {} outside it not listed",
+                attest_core::text::plural(dropped, "root", "roots")
+            )
+        });
+    }
     Ok(out)
 }
 
@@ -481,8 +535,14 @@ fn numeric_poly_roots(c: &[Q]) -> Vec<f64> {
     out
 }
 
-/// Sign changes and zeros of `lhs - rhs` on [-10, 10], refined by bisection.
-fn numeric_scan(whole: &Expr, v: &str, limits: &Limits, notes: &mut Vec<String>) -> Result<Candidates> {
+/// Sign changes and zeros of `lhs - rhs` on `[lo, hi]`, refined by bisection.
+fn numeric_scan(
+    whole: &Expr,
+    v: &str,
+    (lo, hi): (f64, f64),
+    limits: &Limits,
+    notes: &mut Vec<String>,
+) -> Result<Candidates> {
     let f = lower(whole, limits)?;
     let others: Vec<String> = f.free_symbols().into_iter().filter(|s| s != v).collect();
     if !others.is_empty() {
@@ -491,10 +551,20 @@ fn numeric_scan(whole: &Expr, v: &str, limits: &Limits, notes: &mut Vec<String>)
             others.join(", ")
         )));
     }
-    notes.push("not a polynomial: real roots found numerically by scanning [-10, 10] and bisecting; roots outside that range are not listed".into());
-    let at = |x: f64| eval_f64(&f, &[(v.to_string(), x)].into());
     let n = 4000;
-    let xs: Vec<f64> = (0..=n).map(|i| -10.0 + 20.0 * i as f64 / n as f64).collect();
+    let (a, b) = (attest_core::text::fmt_sig(lo, 12), attest_core::text::fmt_sig(hi, 12));
+    notes.push(format!(
+        "not a polynomial: real roots found numerically by scanning [{a}, {b}] in {n} steps and bisecting; roots outside that range{} are not listed",
+        if (lo, hi) == DEFAULT_SCAN { " (give a range to look elsewhere)" } else { "" }
+    ));
+    if (hi - lo) / n as f64 > 0.05 {
+        notes.push(format!(
+            "the scan's step is {}: two roots closer than that, or a root where the curve touches 0 without crossing, can be missed",
+            attest_core::text::fmt_sig((hi - lo) / n as f64, 3)
+        ));
+    }
+    let at = |x: f64| eval_f64(&f, &[(v.to_string(), x)].into());
+    let xs: Vec<f64> = (0..=n).map(|i| if i == n { hi } else { lo + (hi - lo) * i as f64 / n as f64 }).collect();
     let mut roots: Vec<f64> = Vec::new();
     for w in xs.windows(2) {
         let (a, b) = (w[0], w[1]);
@@ -568,6 +638,33 @@ mod tests {
     fn numeric_scan_lists_each_root_once() {
         assert_eq!(roots("sin(x) = 0").iter().filter(|r| r.trim_start_matches('-').starts_with('0')).count(), 1);
         assert_eq!(roots("x^(2/3) = 1").len(), 2);
+    }
+
+    #[test]
+    fn a_range_lists_only_the_roots_in_it() {
+        // (equation, range, roots listed, words in the notes)
+        type Case<'a> = (&'a str, (&'a str, &'a str), &'a [&'a str], &'a str);
+        let cases: &[Case] = &[
+            ("sin(x) = 0", ("-1", "4"), &["0", "3.14159265359"], "scanning [-1, 4]"),
+            ("sin(x) = 0", ("20", "30"), &["21.9911485751", "25.1327412287", "28.2743338823"], "scanning [20, 30]"),
+            ("x^2 - 5x + 6 = 0", ("2.5", "10"), &["3"], "1 root outside it not listed"),
+            ("x^2 - 5x + 6", ("2", "3"), &["2", "3"], "only roots in [2, 3]"),
+            ("cos(x) = x", ("0", "pi/2"), &["0.739085133215"], "scanning [0, 1.57079632679]"),
+            ("exp(x) = 1000", ("-100", "1000"), &["6.90775527898"], "the scan's step is 0.275"),
+        ];
+        for (eq, (lo, hi), want, note) in cases {
+            let l = Limits::default();
+            let range = range_of(lo, hi, &l).unwrap();
+            let got = solve_in(eq, None, Some(range), &l).unwrap();
+            let values: Vec<String> =
+                got.roots.iter().map(|r| r.value.trim_start_matches('≈').trim().to_string()).collect();
+            assert_eq!(values, *want, "{eq} in [{lo}, {hi}]: {:?}", got.notes);
+            assert!(got.notes.iter().any(|n| n.contains(note)), "{eq}: {note} not in {:?}", got.notes);
+        }
+        for (lo, hi, why) in [("4", "-1", "is empty"), ("0", "oo", "not a finite number"), ("0", "a", "not a number")] {
+            let e = range_of(lo, hi, &Limits::default()).unwrap_err().to_string();
+            assert!(e.contains(why), "[{lo}, {hi}]: {e}");
+        }
     }
 
     fn roots(s: &str) -> Vec<String> {

@@ -199,6 +199,11 @@ pub struct SolveArgs {
     /// The unknown (default: the only variable).
     #[serde(default)]
     pub var: Option<String>,
+    /// `[lower, upper]`: list only the roots in this range (ends included), numbers or
+    /// constant expressions (`[0, "2*pi"]`); an equation that is not a polynomial is
+    /// scanned over it (default [-10, 10]). One equation only.
+    #[serde(default)]
+    pub range: Option<[Scalar; 2]>,
 }
 
 /// Arguments of `sym.differentiate`.
@@ -495,7 +500,7 @@ pub fn catalogue(exec: Arc<dyn Executor>) -> Catalogue {
             "sym.solve",
             "Solve an equation",
             concat!(
-                "Solve an equation for one variable: exact roots up to degree 4 and rational roots of any degree, numeric roots otherwise, each substituted back and checked. Or a linear system of up to 10 equations (separated by `;`, `,` or new lines): the unique solution, \"no solution\" with the combination of equations that gives 0 = c, or the parametric family, substituted back exactly; two equations in two unknowns where one is linear in an unknown (`x + y = 3; x^2 + y^2 = 5`) by substitution; other polynomial systems of two or three unknowns by resultants (every real solution: exact, or decimals marked ≈ where only a floating-point check confirms it); each solution checked in every equation.\n\nAn expression alone is solved `= 0`. Real roots only; complex roots and excluded points are noted in the caveat.",
+                "Solve an equation for one variable: exact roots up to degree 4 and rational roots of any degree, numeric roots otherwise, each substituted back and checked. Or a linear system of up to 10 equations (separated by `;`, `,` or new lines): the unique solution, \"no solution\" with the combination of equations that gives 0 = c, or the parametric family, substituted back exactly; two equations in two unknowns where one is linear in an unknown (`x + y = 3; x^2 + y^2 = 5`) by substitution; other polynomial systems of two or three unknowns by resultants (every real solution: exact, or decimals marked ≈ where only a floating-point check confirms it); each solution checked in every equation.\n\nAn expression alone is solved `= 0`. Real roots only; complex roots and excluded points are noted in the caveat. With range=[a, b], only the roots in [a, b] are listed (an equation that is not a polynomial is scanned there instead of the default [-10, 10]).",
                 syntax!()
             ),
         ),
@@ -653,7 +658,13 @@ async fn simplify(exec: &dyn Executor, a: SimplifyArgs) -> Outcome<Data<Simplifi
 
 async fn solve(exec: &dyn Executor, a: SolveArgs) -> Outcome<Data<SolveOutcome>> {
     need_expr("sym.solve", &a.expr, "\"x^2 - 5x + 6 = 0\"")?;
-    Ok(execute(exec, Request::Solve { var: text(&a.var).map(str::to_string), expr: a.expr }).await)
+    let range = a.range.map(|[lo, hi]| [lo.text(), hi.text()]);
+    if let Some([lo, hi]) = &range
+        && (lo.is_empty() || hi.is_empty())
+    {
+        return Err(Stop::refuse("range must be two values [lower, upper], e.g. [-1, 4] or [0, \"2*pi\"]"));
+    }
+    Ok(execute(exec, Request::Solve { var: text(&a.var).map(str::to_string), range, expr: a.expr }).await)
 }
 
 async fn differentiate(exec: &dyn Executor, a: DifferentiateArgs) -> Outcome<Data<Derivative>> {

@@ -55,6 +55,9 @@ pub enum Request {
         /// The unknown (default: the only variable).
         #[serde(default)]
         var: Option<String>,
+        /// Only roots in `[lower, upper]` (constant expressions).
+        #[serde(default)]
+        range: Option<[String; 2]>,
     },
     /// Differentiate.
     Differentiate {
@@ -190,12 +193,22 @@ pub fn run(request: &Request, limits: &Limits) -> Value {
     let done = match request {
         Request::Ping => return json!({ "ok": "pong", "answer": "pong", "caveats": [] }),
         Request::Simplify { expr } => crate::simplify(expr, l).map(|r| respond(present_simplify(&r), &r)),
-        Request::Solve { expr, var } if crate::linalg::split_system(expr).is_some() => {
+        Request::Solve { expr, range: Some(_), .. } if crate::linalg::split_system(expr).is_some() => {
+            Err(crate::error::SymError::unsupported(
+                "a range applies to one equation in one unknown, not to a system; solve the system without it",
+            ))
+        }
+        Request::Solve { expr, var, .. } if crate::linalg::split_system(expr).is_some() => {
             let vars: Option<Vec<String>> =
                 var.as_ref().map(|v| v.split([',', ' ']).filter(|s| !s.is_empty()).map(str::to_string).collect());
             crate::solve_system(expr, vars.as_deref(), l).map(|r| respond(present_system(&r), &r))
         }
-        Request::Solve { expr, var } => crate::solve(expr, var.as_deref(), l).map(|r| respond(present_solve(&r), &r)),
+        Request::Solve { expr, var, range } => range
+            .as_ref()
+            .map(|[lo, hi]| crate::solve::range_of(lo, hi, l))
+            .transpose()
+            .and_then(|range| crate::solve::solve_in(expr, var.as_deref(), range, l))
+            .map(|r| respond(present_solve(&r), &r)),
         Request::Limit { expr, var, to, direction } => {
             run_limit(expr, var.as_deref(), to.as_deref(), direction.as_deref(), l)
         }
