@@ -282,13 +282,17 @@ impl<F: Facts> Router<F> {
             Combine::ModelThenRules => model().or_else(rule).or_else(cue),
             Combine::ModelThenRulesOnly => model().or_else(rule),
             Combine::Model => model(),
-            Combine::ModelOrAgreement => {
+            Combine::ModelOrAgreement | Combine::ModelFirstOrAgreement => {
                 // Without a model's reading (no model, or no words) the rules decide.
                 let top = parts.learned.as_ref().map(|(p, _)| p.class.as_str());
                 let agrees = |d: &Decision| d.tool.is_none() || top.is_none() || d.tool.as_deref() == top;
-                // A rule's question back (the question lacks what its tool needs) stands.
-                rule()
-                    .filter(|(d, _)| d.tool.is_none())
+                // A confident model's tool (or decline to another surface) first, when
+                // the policy says so; then a rule's question back (the question lacks
+                // what its tool needs) stands.
+                let first = policy.combine == Combine::ModelFirstOrAgreement && top != Some(learn::ASK_BACK);
+                model()
+                    .filter(|_| first)
+                    .or_else(|| rule().filter(|(d, _)| d.tool.is_none()))
                     .or_else(model)
                     .or_else(|| rule().filter(|(d, _)| agrees(d)))
                     .or_else(|| if parts.rule.is_none() { cue().filter(|(d, _)| agrees(d)) } else { None })
@@ -350,8 +354,13 @@ impl<F: Facts> Router<F> {
         if !writes_allowed(facts.words(), &p.class, &self.scoring) {
             return None;
         }
+        let why = format!("the learned model points to it (p = {:.2})", p.top);
+        // The surface's own list of tools ("what can you do?") takes no arguments.
+        if Surface::find(self.surface).is_some_and(|s| s.tools_tool() == p.class) {
+            return Some(Decision::to(&p.class, Args::new(), why));
+        }
         let tool = self.rules.iter().map(|r| r.tool).chain(self.options.iter().copied()).find(|t| *t == p.class)?;
-        Some(self.routed(facts, tool, format!("the learned model points to it (p = {:.2})", p.top)))
+        Some(self.routed(facts, tool, why))
     }
 
     /// Whether this surface serves a tool.

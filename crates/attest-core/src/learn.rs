@@ -10,8 +10,8 @@
 //!
 //! **Features** ([`features`]) are read from the words the surface's rules match,
 //! normalised like the scored step's ([`crate::score::Lemmas`]: synonyms, British
-//! spellings, Snowball stems): each lemma, each pair of consecutive lemmas, the first
-//! lemma and the first two, the first lemma after a polite opening ("can you …"), and a
+//! spellings, Snowball stems): each lemma, each word as written, each pair of
+//! consecutive lemmas, the first lemma and the first two, the first lemma after a polite opening ("can you …"), and a
 //! few structural facts of the raw question (a path, a number, a maths expression, a
 //! quoted string, an identifier with `_`, a DOI or arXiv id, a url, the length).
 //!
@@ -59,11 +59,16 @@ pub enum Combine {
     /// The model when it is confident; otherwise the rules (then the scored cues) only
     /// where they choose the model's most probable tool, or ask back themselves.
     ModelOrAgreement,
+    /// As [`Combine::ModelOrAgreement`], but a confident model routing to a tool (or
+    /// declining to another surface's) comes before a rule's question back: the rule
+    /// that asked back was for another tool ("which run?" for a question about a
+    /// reference). The model's own question back still yields to the rule's.
+    ModelFirstOrAgreement,
 }
 
 impl Combine {
     /// Every combination, for cross-validation.
-    pub const ALL: [Combine; 7] = [
+    pub const ALL: [Combine; 8] = [
         Combine::Rules,
         Combine::RulesThenModel,
         Combine::RulesThenModelOnly,
@@ -71,6 +76,7 @@ impl Combine {
         Combine::ModelThenRulesOnly,
         Combine::Model,
         Combine::ModelOrAgreement,
+        Combine::ModelFirstOrAgreement,
     ];
 }
 
@@ -92,7 +98,7 @@ pub struct Policy {
 
 impl Policy {
     /// The policy every surface uses, chosen by cross-validation (`specs/routing.md`).
-    pub const CHOSEN: Policy = Policy { combine: Combine::ModelOrAgreement, min: 0.3, margin: 0.3, beside: false };
+    pub const CHOSEN: Policy = Policy { combine: Combine::ModelFirstOrAgreement, min: 0.3, margin: 0.05, beside: true };
 
     /// The rules and cues alone.
     pub const RULES: Policy = Policy { combine: Combine::Rules, min: 1.0, margin: 1.0, beside: false };
@@ -130,6 +136,11 @@ pub fn features(words: &Question, raw: &str, given: &Args) -> Vec<String> {
     }
     for l in &lemmas {
         out.push(format!("w:{l}"));
+    }
+    // The words as written too: the lemmas join what the synonyms and the stemmer
+    // merge, the words keep what they lose ("list" and "listing", "check" and "verify").
+    for w in &words.words {
+        out.push(format!("u:{}", w.text));
     }
     for pair in lemmas.windows(2) {
         out.push(format!("b:{} {}", pair[0], pair[1]));
@@ -236,7 +247,7 @@ pub struct Training {
 
 impl Training {
     /// The settings the committed models are trained with.
-    pub const DEFAULT: Training = Training { epochs: 15, rate: 0.5, l2: 0.01, prune: 0.05, min_count: 2, other: 0.3 };
+    pub const DEFAULT: Training = Training { epochs: 30, rate: 0.5, l2: 0.01, prune: 0.05, min_count: 2, other: 0.3 };
 }
 
 /// A trained model: for each feature, the weight it adds to each class.
@@ -599,8 +610,8 @@ pub fn grid() -> Vec<Policy> {
     let mut out = vec![Policy::RULES];
     for beside in [false, true] {
         for combine in Combine::ALL.into_iter().filter(|c| *c != Combine::Rules) {
-            for min in [0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] {
-                for margin in [0.0, 0.1, 0.2, 0.3, 0.5] {
+            for min in [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9] {
+                for margin in [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5] {
                     out.push(Policy { combine, min, margin, beside });
                 }
             }

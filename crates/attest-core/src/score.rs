@@ -284,9 +284,32 @@ pub fn asks_question(q: &Question) -> bool {
     q.words.first().is_some_and(|w| ASKING.contains(&w.text.as_str()))
 }
 
-/// A tool that writes may be scored only when the question asks for the write.
+/// Whether a sentence or clause of the question opens (after a polite opening) with one
+/// of `verbs`: the question itself, or the words after `.`, `;`, `:`, `!`, `?`, `,` or a
+/// dash ("I have these only in my notebook: … Write them please", "…, please record
+/// them"). A request is still an imperative; "what would be written if I recorded …"
+/// and "what did the last scan pick up?" open with no verb of the write.
+pub fn asks_for(q: &Question, verbs: &[&str]) -> bool {
+    let w = &q.words;
+    let opens = |i: usize| {
+        i == 0
+            || q.raw.get(w[i - 1].end..w[i].start).is_some_and(|gap| {
+                gap.contains(['.', ';', ':', '!', '?', ',', '\u{2014}', '\u{2013}', '\n']) || gap.contains(" - ")
+            })
+    };
+    (0..w.len()).filter(|&i| opens(i)).any(|i| {
+        w[i..].iter().map(|x| x.text.as_str()).find(|x| !POLITE.contains(x)).is_some_and(|first| {
+            let first = lemma(first);
+            verbs.iter().any(|v| lemma(v) == first)
+        })
+    })
+}
+
+/// A tool that writes may be chosen only when the question asks for the write: one of
+/// its imperative verbs opens the question or one of its sentences or clauses
+/// ([`asks_for`]).
 pub fn writes_allowed(q: &Question, tool: &str, scoring: &Scoring) -> bool {
-    scoring.writes.iter().find(|w| w.tool == tool).is_none_or(|w| opens_with(q, w.verbs))
+    scoring.writes.iter().find(|w| w.tool == tool).is_none_or(|w| asks_for(q, w.verbs))
 }
 
 #[cfg(test)]
@@ -323,5 +346,12 @@ mod tests {
     fn a_write_needs_its_verb_first() {
         assert_eq!(score(&Question::new("please save it"), &S).winner(2, 1).map(|w| w.0), Some("t.save"));
         assert_eq!(score(&Question::new("what did I save"), &S).winner(2, 1), None);
+        // A later sentence or clause may ask for it; a question about it never does.
+        for q in ["I only have it on paper. Save it please", "it is good, please save it", "nice; save it"] {
+            assert_eq!(score(&Question::new(q), &S).winner(2, 1).map(|w| w.0), Some("t.save"), "{q}");
+        }
+        for q in ["what would be saved if I saved it? not yet", "did you save the 2.5 version"] {
+            assert_eq!(score(&Question::new(q), &S).winner(2, 1), None, "{q}");
+        }
     }
 }

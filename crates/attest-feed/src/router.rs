@@ -12,8 +12,10 @@
 //! retrieval augmented generation?" gives `query: "retrieval augmented generation"`),
 //! an item id ("item 4043", "#4043"), a feed id ("feed 12"), a url, a persona name
 //! ("persona alice", "called alice", "alice's ratings"), an interests text ("I work on
-//! …"), a verdict (`useful: false` for "not relevant"), and the literature sources
-//! named for `feed.research`. The full contract is in `specs/feed-routing.md`.
+//! …"), a verdict (`useful: false` for "not relevant"), the literature sources
+//! named for `feed.research`, how many and over how many days ("top 5, last 3 days":
+//! `limit`, `days`, `offset`, read by `router/counts.rs`) and the feed a search is limited to
+//! ("from the bioRxiv feed": `source`). The full contract is in `specs/feed-routing.md`.
 
 use std::sync::{LazyLock, OnceLock};
 
@@ -23,7 +25,9 @@ use attest_core::route::Question;
 use attest_core::score::{Cue, Scoring, Write, cue};
 use regex::Regex;
 
+mod counts;
 mod verdict;
+pub use counts::Counts;
 use serde_json::Value;
 pub use verdict::Verdict;
 
@@ -34,7 +38,7 @@ pub use verdict::Verdict;
 pub static RULES: &[Rule<Facts>] = &[
     // A url in the question (and no item id) decides most questions by itself: a feed
     // to preview, drop or add, or the item at that address to read.
-    Rule::new("feed.source_preview", URL_PREVIEW).when(url_without_item).args(stated),
+    Rule::new("feed.source_preview", URL_PREVIEW).when(url_without_item).args(counted),
     Rule::new("feed.source_remove", URL_REMOVE).when(url_without_item).args(stated),
     Rule::new("feed.source_add", URL_ADD).when(url_without_item).args(stated),
     Rule::new("feed.read", URL_READ).when(url_without_item).args(stated),
@@ -46,14 +50,14 @@ pub static RULES: &[Rule<Facts>] = &[
     Rule::new("feed.persona_reset", PERSONA_RESET).args(persona_named),
     Rule::new("feed.persona_create", PERSONA_CREATE).args(persona_with_interests),
     Rule::new("feed.persona_update", PERSONA_UPDATE).args(persona_with_interests),
-    Rule::new("feed.persona_suggest_interests", SUGGEST_INTERESTS).args(stated),
-    Rule::new("feed.source_suggest", SOURCE_SUGGEST).args(for_reader),
+    Rule::new("feed.persona_suggest_interests", SUGGEST_INTERESTS).args(counted_for_reader),
+    Rule::new("feed.source_suggest", SOURCE_SUGGEST).args(counted_for_reader),
     Rule::new("feed.source_remove", SOURCE_REMOVE).args(feed_named),
-    Rule::new("feed.source_preview", SOURCE_PREVIEW).args(stated),
+    Rule::new("feed.source_preview", SOURCE_PREVIEW).args(counted),
     Rule::new("feed.source_add", SOURCE_ADD).args(stated),
     // Beyond the archive, said in so many words, before the subscriptions' words.
     Rule::new("feed.research", RESEARCH_BEYOND).when(has_topic).args(literature),
-    Rule::new("feed.sources", SOURCES).args(stated),
+    Rule::new("feed.sources", SOURCES).args(counted),
     // The literature needs a topic; without one the later rules decide.
     Rule::new("feed.research", RESEARCH).when(has_topic).args(literature),
     // "why …" is about one item, or about an item's place ("so high", "at the top");
@@ -72,11 +76,11 @@ pub static RULES: &[Rule<Facts>] = &[
     Rule::new("feed.search", SEARCH_LEADS).when(subject_or_track).args(search_query),
     Rule::new("feed.read", DIGEST).when(names_item).args(for_reader),
     // Unread items are today's reading, whatever window they are asked over.
-    Rule::new("feed.list", &["unread"]).args(for_reader),
-    Rule::new("feed.digest", DIGEST).args(for_reader),
+    Rule::new("feed.list", &["unread"]).args(reading_window),
+    Rule::new("feed.digest", DIGEST).args(reading_window),
     Rule::new("feed.persona_status", PERSONA_STATUS).args(for_reader),
     Rule::new("feed.read", LIST).when(names_item).args(for_reader),
-    Rule::new("feed.list", LIST).args(for_reader),
+    Rule::new("feed.list", LIST).args(reading_window),
     // No phrase: an item id (or an item given beside an empty question) is read; an
     // instruction to track a topic is asked how.
     Rule::new("feed.read", &[]).when(item_given).args(for_reader).because("an item id"),
@@ -917,13 +921,13 @@ static FEED_ID: LazyLock<Regex> = LazyLock::new(|| {
 });
 static PERSONA_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?i)(?:\b(?:persona|reader|profile|user)\s+(?:(?:called|named)\s+)?|\b(?:called|named)\s+)["“']?([\p{L}\p{N}][\p{L}\p{N}_.-]*)"#,
+        r#"(?i)(?:\b(?:persona|reader|profile|user)(?:\s+|\s*[=:]\s*)(?:(?:called|named)\s+)?|\b(?:called|named)\s+)["“']?([\p{L}\p{N}][\p{L}\p{N}_.-]*)"#,
     )
     .expect("name pattern")
 });
 static POSSESSIVE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b([\p{L}\p{N}][\p{L}\p{N}_.-]*)['’]s\s+(?:persona|profile|ratings|clicks|interests|reading|feed|history|digest|list|week|items|reads|stuff)\b",
+        r"(?i)\b([\p{L}\p{N}][\p{L}\p{N}_.-]*)['’]s\s+(?:persona|profile|ratings|clicks|interests|interest|reading|feed|history|digest|list|week|items|reads|stuff)\b",
     )
     .expect("possessive pattern")
 });
@@ -931,11 +935,11 @@ static SHOULD_NAME_READ: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:should|would|could|does|will)\s+([\p{L}][\p{L}\p{N}_.-]*)\s+(?:read|see|like|want)\b")
         .expect("reader pattern")
 });
-/// "… for marta", "… for ben pls": a name closing a request, not after a search verb
-/// ("search for diffusion" names no reader).
+/// "… for marta", "… for ben pls", "… for bob, 6 of them": a name closing a request or
+/// its first clause, not after a search verb ("search for diffusion" names no reader).
 static FOR_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:^|[^\p{L}])(?:(?:rate|rated|rating|ratings|digest|roundup|list|feeds|sources|suggest|suggestions|recommend|reset|erase|wipe|clear|forget|delete|status|profile|interests|topics|week|items|useful|helpful|picks|today)[\w\s,'-]{0,40}?)\bfor\s+([\p{L}][\p{L}\p{N}_.-]{1,30})\s*(?:,?\s*(?:pls|please|thanks|now|today|so\s+.*))?\s*[?.!]*$",
+        r"(?i)(?:^|[^\p{L}])(?:(?:rate|rated|rating|ratings|digest|roundup|list|feeds|sources|suggest|suggestions|recommend|reset|erase|wipe|clear|forget|delete|status|profile|interests|topics|week|items|useful|helpful|picks|today|top|queue|unread|unrated)[\w\s,'-]{0,40}?)\bfor\s+([\p{L}][\p{L}\p{N}_.-]{1,30})\s*(?:,\s.*|,?\s*(?:pls|please|thanks|now|today|so\s+.*))?\s*[?.!]*$",
     )
     .expect("for-name pattern")
 });
@@ -1049,6 +1053,25 @@ const NOT_NAMES: &[&str] = &[
     "good",
     "fun",
     "reading",
+    "would",
+    "wants",
+    "want",
+    "asks",
+    "asked",
+    "asking",
+    "needs",
+    "likes",
+    "says",
+    "said",
+    "just",
+    "also",
+    "can",
+    "could",
+    "will",
+    "did",
+    "does",
+    "prefers",
+    "only",
 ];
 
 /// Route a question to a feed tool, or ask back, or decline it to the surface that
@@ -1090,6 +1113,8 @@ pub struct Facts {
     request: bool,
     /// The subject of a literature search, read when a literature phrase occurs.
     topic: OnceLock<Option<String>>,
+    /// How many, over how many days, from where on (`counts::read`).
+    counts: Counts,
 }
 
 impl attest_core::ask::Facts for Facts {
@@ -1120,6 +1145,7 @@ impl attest_core::ask::Facts for Facts {
         let track = track_instruction(&q);
         let verdict = verdict::read(&q);
         let request = opening_word(&q).is_some_and(|w| REQUESTS.contains(&w));
+        let counts = counts::read(&text);
         Facts {
             text,
             url,
@@ -1134,6 +1160,7 @@ impl attest_core::ask::Facts for Facts {
             verdict,
             request,
             topic: OnceLock::new(),
+            counts,
             q,
         }
     }
@@ -1257,6 +1284,33 @@ fn for_reader(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Ok(a.facts.for_reader())
 }
 
+/// `args` with the count the question states, as `limit`.
+fn with_limit(mut args: Args, counts: &Counts) -> Args {
+    if let Some(n) = counts.limit {
+        args.insert("limit".into(), Value::from(n));
+    }
+    args
+}
+
+/// The url and item the question states, and how many it asks for.
+fn counted(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(with_limit(a.facts.base(), &a.facts.counts))
+}
+
+/// The reader, and how many the question asks for.
+fn counted_for_reader(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    Ok(with_limit(a.facts.for_reader(), &a.facts.counts))
+}
+
+/// The reader, how many and over how many days ("top 5 for lukas, last 3 days").
+fn reading_window(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let mut args = with_limit(a.facts.for_reader(), &a.facts.counts);
+    if let Some(d) = a.facts.counts.days {
+        args.insert("days".into(), Value::from(d));
+    }
+    Ok(args)
+}
+
 fn what_to_do_with_url(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     let mut d = Decision::ask_back(
         "What should I do with that address: subscribe to it as a feed, or preview its recent entries first?",
@@ -1327,9 +1381,14 @@ fn feed_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 
 /// The topic and the services named (arXiv and PubMed when none is).
 fn literature(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    let mut args = a.facts.base();
+    let mut args = with_limit(a.facts.base(), &a.facts.counts);
     if let Some(topic) = a.facts.topic() {
-        args.insert("query".into(), Value::String(topic.clone()));
+        // "…, 8 results", "…, max 10": how many, not what.
+        let (topic, _) = counts::without_count_clauses(topic);
+        let topic = tidy_subject(topic);
+        if !topic.is_empty() {
+            args.insert("query".into(), Value::String(topic));
+        }
     }
     let named: Vec<&str> = RESEARCH_SOURCES.iter().copied().filter(|s| a.q.has(s)).collect();
     let sources = if named.is_empty() { "arxiv,pubmed".to_string() } else { named.join(",") };
@@ -1378,8 +1437,23 @@ fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
         return Err(track_ask_back(a.facts.subject.as_deref()));
     }
     let mut args = a.facts.for_reader();
+    let source = search_source(a.q);
     if let Some(s) = &a.facts.subject {
-        let (query, filters) = search_filters(s);
+        let (mut query, filters) = search_filters(s);
+        // The feed named and the hits skipped are filters, not subject.
+        if let Some((_, phrase)) = &source {
+            // A full stop left alone at the end by the cut goes too.
+            let cut = remove_ci(&query, phrase);
+            query = tidy_subject(cut.trim_end().strip_suffix(" .").unwrap_or(&cut));
+        }
+        if a.facts.counts.offset.is_some() {
+            query = tidy_subject(cut_before_any(&query, SKIP_WORDS));
+        }
+        let (rest, limit) = counts::without_count_clauses(&query);
+        if let Some(n) = limit {
+            query = tidy_subject(rest);
+            args.insert("limit".into(), Value::from(n));
+        }
         if !query.is_empty() {
             args.insert("query".into(), Value::String(query));
         }
@@ -1387,7 +1461,196 @@ fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
             args.entry(k).or_insert(v);
         }
     }
+    if let Some((name, _)) = source {
+        args.entry("source").or_insert(Value::String(name));
+    }
+    if let Some(n) = a.facts.counts.offset {
+        args.entry("offset").or_insert(Value::from(n));
+    }
+    if let Some(n) = a.facts.counts.limit {
+        args.entry("limit").or_insert(Value::from(n));
+    }
     Ok(args)
+}
+
+/// Words that open a request to skip hits ("but skip the first 20").
+const SKIP_WORDS: &[&str] = &["skip", "skipping", "offset"];
+
+/// Words after which a feed's name follows ("from the bioRxiv feed", "only from
+/// arxiv", "src arxiv").
+const SOURCE_LEADS: &[&str] = &["from", "via", "through", "src", "source"];
+
+/// Nouns that close a feed's name ("the pytorch blog", "the arxiv feeds").
+const SOURCE_NOUNS: &[&str] = &["feed", "feeds", "blog", "source", "journal", "listing", "listings"];
+
+/// Words that are never a feed's name where one may follow.
+const NOT_SOURCES: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "my",
+    "our",
+    "your",
+    "this",
+    "that",
+    "these",
+    "those",
+    "its",
+    "their",
+    "his",
+    "her",
+    "last",
+    "past",
+    "previous",
+    "next",
+    "today",
+    "yesterday",
+    "now",
+    "then",
+    "here",
+    "there",
+    "i",
+    "me",
+    "it",
+    "them",
+    "all",
+    "any",
+    "each",
+    "every",
+    "only",
+    "new",
+    "other",
+    "same",
+    "one",
+    "of",
+    "to",
+    "in",
+    "on",
+    "for",
+    "and",
+    "or",
+    "before",
+    "after",
+    "since",
+    "until",
+    "is",
+    "was",
+    "web",
+    "archive",
+    "feed",
+    "feeds",
+    "source",
+    "sources",
+    "scratch",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// The feed a search is limited to, and the words that say so: a name after
+/// "from/via/through" (capitalised words, "Organic Letters", "bioRxiv"; or one word
+/// before a noun of feeds, "from the pytorch blog"; or any one word after "only
+/// from"), after "src/source", or before a noun of feeds after "the/only" ("in the
+/// arxiv feeds", "only arxiv source").
+fn search_source(q: &Question) -> Option<(String, String)> {
+    let w = |i: usize| q.words.get(i).map(|w| w.text.as_str());
+    // Two words are one name only with nothing but spaces between them.
+    let joined = |a: usize, b: usize| q.raw[q.words[a].end..q.words[b].start].chars().all(char::is_whitespace);
+    let named = |i: usize| {
+        q.words.get(i).is_some_and(|x| {
+            let raw = &q.raw[x.start..x.end];
+            raw.chars().any(char::is_uppercase)
+                && raw.chars().next().is_some_and(char::is_alphabetic)
+                && !NOT_SOURCES.contains(&x.text.as_str())
+        })
+    };
+    let usable = |i: usize| w(i).is_some_and(|t| !NOT_SOURCES.contains(&t) && !t.chars().all(|c| c.is_ascii_digit()));
+    let said = |from: usize, to: usize| q.raw[q.words[from].start..q.words[to].end].to_string();
+    for i in 0..q.words.len() {
+        let lead = w(i).unwrap_or_default();
+        let only = i > 0 && w(i - 1) == Some("only");
+        let start = if only { i - 1 } else { i };
+        if SOURCE_LEADS.contains(&lead) && i + 1 < q.words.len() {
+            let mut j = i + 1;
+            if w(j) == Some("the") && j + 1 < q.words.len() {
+                j += 1;
+            }
+            // A run of capitalised words: the name as written.
+            let mut end = j;
+            while named(end) && end < j + 3 && (end == j || joined(end - 1, end)) {
+                end += 1;
+            }
+            let noun_after = |k: usize| w(k).is_some_and(|t| SOURCE_NOUNS.contains(&t));
+            let (first, last) = if end > j {
+                (j, end - 1)
+            } else if usable(j) && (noun_after(j + 1) || only || matches!(lead, "src" | "source")) {
+                (j, j)
+            } else {
+                continue;
+            };
+            let mut close = last;
+            while noun_after(close + 1) || w(close + 1) == Some("only") {
+                close += 1;
+            }
+            let name = said(first, last);
+            return Some((name, said(start, close)));
+        }
+        // "in the arxiv feeds", "only arxiv source": a word before a noun of feeds.
+        if matches!(lead, "the" | "only")
+            && usable(i + 1)
+            && w(i + 2).is_some_and(|t| SOURCE_NOUNS.contains(&t))
+            && (lead == "only" || i == 0 || matches!(w(i - 1), Some("in" | "on" | "from" | "only")))
+        {
+            let mut close = i + 2;
+            while w(close + 1).is_some_and(|t| SOURCE_NOUNS.contains(&t) || t == "only") {
+                close += 1;
+            }
+            let open = if lead == "the" && i > 0 { i - 1 } else { i };
+            return Some((said(i + 1, i + 1), said(open, close)));
+        }
+    }
+    None
+}
+
+/// `s` without the first occurrence of `part`, compared case-insensitively.
+fn remove_ci(s: &str, part: &str) -> String {
+    let (ls, lp) = (s.to_lowercase(), part.to_lowercase());
+    match ls.find(&lp) {
+        // Lower-casing kept every byte length (ASCII-only or same-width text): cut there.
+        Some(at) if ls.len() == s.len() && s.is_char_boundary(at) && s.is_char_boundary(at + part.len()) => {
+            format!("{} {}", &s[..at], &s[at + part.len()..])
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// `s` up to the first of `words` (on word boundaries), the rest dropped.
+fn cut_before_any<'s>(s: &'s str, words: &[&str]) -> &'s str {
+    let q = Question::new(s);
+    match q.words.iter().find(|w| words.contains(&w.text.as_str())) {
+        // `Question::new` trims and straightens quotes; offsets are into its `raw`.
+        Some(w) if q.raw.len() == s.trim().len() => {
+            let lead = s.len() - s.trim_start().len();
+            &s[..lead + w.start]
+        }
+        _ => s,
+    }
 }
 
 /// A date as the search tools take it: `YYYY-MM-DD`.
@@ -1452,8 +1715,17 @@ fn search_filters(subject: &str) -> (String, Args) {
             && words.get(i + 1).is_some_and(|n| n.chars().next().is_some_and(char::is_uppercase))
             && !matches!(norm(i + 1).as_str(), "the" | "a" | "an")
         {
-            put("author", Value::String(bare(i + 1)), &mut args);
-            drop = 2;
+            // A name of up to three capitalised words ("by Yann LeCun"), to a comma.
+            let mut n = 1;
+            while n < 3
+                && !words[i + n].ends_with([',', ';', '.', '?', '!'])
+                && words.get(i + n + 1).is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase))
+            {
+                n += 1;
+            }
+            let name: Vec<String> = (i + 1..=i + n).map(bare).collect();
+            put("author", Value::String(name.join(" ")), &mut args);
+            drop = n + 1;
         } else if matches!(w.as_str(), "in" | "from" | "during") && is_year(&norm(i + 1)) {
             put("year", Value::String(norm(i + 1)), &mut args);
             drop = 2;

@@ -116,3 +116,12 @@ fn cross_validation_by_writer() {
 fn arguments_by_writer() {
     routing::arguments_by_writer(&ROUTER, "feed", include_str!("routing_cases.toml"));
 }
+
+/// The argument forms of routing round five (`routing_args.toml`: how many, over how
+/// many days, from which feed, from where on): each case's tool and exact arguments.
+/// Apart from the case table, so the learned model is not trained on them.
+#[test]
+fn argument_forms_are_extracted() {
+    let cases = routing::cases(include_str!("routing_args.toml"));
+    routing::check(&cases, 15, route);
+}

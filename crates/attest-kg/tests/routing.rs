@@ -23,11 +23,15 @@ fn there_is_no_catch_all() {
 
 #[test]
 fn a_citation_question_without_a_reference_is_asked_back() {
-    for q in ["what is the doi of the path between x and y", "bibtex for my draft", "how do I cite that paper?"] {
-        let d = route(q);
-        assert_eq!(d.tool, None, "{q}");
-        assert_eq!(d.options, ["cite.lookup", "cite.search"], "{q}");
-    }
+    let d = route("how do I cite that paper?");
+    assert_eq!(d.tool, None);
+    assert_eq!(d.options, ["cite.lookup", "cite.search"]);
+    // A question the learned model reads confidently as another tool's is that tool's:
+    // the path between two named concepts is answerable, the citation rule's question
+    // back is not what was asked (round five, `Combine::ModelFirstOrAgreement`).
+    // "bibtex for my draft": the library's entries as BibTeX (a read).
+    assert_eq!(route("what is the doi of the path between x and y").tool.as_deref(), Some("kg.path"));
+    assert_eq!(route("bibtex for my draft").tool.as_deref(), Some("cite.export"));
     // With one it is looked up, whatever else the question says.
     let d = route("find the bibtex for vaswani2017 in my draft");
     assert_eq!(d.tool.as_deref(), Some("cite.lookup"));

@@ -42,7 +42,7 @@ pub static RULES: &[Rule<Facts>] = &[
     Rule::new("sym.integrate", &[])
         .when(has_integral)
         .args(integral_args)
-        .because("an integral in LaTeX: the integrand, its differential and the bounds"),
+        .because("an integral written out (∫, \\int): the integrand, its differential and the bounds"),
     // "the limit of f" with no point: ask for it rather than guess one.
     Rule::new("sym.limit", &["limit", "limits", "lim"]).args(limit_point),
     // A stated result of calculus is a claim, with the operation kept in it (verifying
@@ -332,7 +332,8 @@ impl attest_core::ask::Facts for Facts {
             None => (extract(question), units_fragment(question), calculus_claim(&q)),
         };
         let special = crate::router_more::special(question, &q, expr);
-        Facts { var: variable(&q), order: order(&q), bounds: bounds(question), q, found, units, claim, special }
+        let var = variable(&q).or_else(|| found.as_ref().and_then(|f| named_in(&q, &f.whole())));
+        Facts { var, order: order(&q), bounds: bounds(question), q, found, units, claim, special }
     }
 
     fn words(&self) -> &Question {
@@ -480,13 +481,14 @@ fn ask_what(f: &Extracted) -> Decision {
 fn arguments(tool: &str, facts: &Facts, f: &Extracted) -> Args {
     let mut args = Map::new();
     match tool {
+        // One claim is the tool's `equation` (`expr` is only its alias).
         "sym.verify" => match &f.rhs {
             Some(r) => {
                 args.insert("lhs".into(), json!(f.lhs));
                 args.insert("rhs".into(), json!(r));
             }
             None => {
-                args.insert("expr".into(), json!(f.lhs));
+                args.insert("equation".into(), json!(f.lhs));
             }
         },
         "sym.check" => {
@@ -512,8 +514,7 @@ fn arguments(tool: &str, facts: &Facts, f: &Extracted) -> Args {
         }
         "sym.differentiate" => {
             let e = f.whole();
-            let stripped = e.strip_prefix("d/dx").or_else(|| e.strip_prefix("\\frac{d}{dx}")).unwrap_or(&e).trim();
-            args.insert("expr".into(), json!(stripped));
+            args.insert("expr".into(), json!(operand(&e)));
         }
         _ => {
             args.insert("expr".into(), json!(f.whole()));
@@ -532,7 +533,13 @@ fn arguments(tool: &str, facts: &Facts, f: &Extracted) -> Args {
     if tool == "sym.integrate"
         && let Some(b) = &facts.bounds
     {
-        args.insert("bounds".into(), json!(b));
+        args.insert("bounds".into(), json!([scalar(&b[0]), scalar(&b[1])]));
+    }
+    // "∫ f dt": the differential names the variable.
+    if matches!(tool, "sym.integrate" | "sym.derivation")
+        && let Some(v) = &f.differential
+    {
+        args.entry("var").or_insert_with(|| json!(v));
     }
     args
 }
@@ -668,29 +675,107 @@ fn only_variable(a: &str, b: &str) -> Option<String> {
 
 /// "with respect to t", "wrt t", "for y", "in terms of y": the variable named.
 fn variable(q: &Question) -> Option<String> {
-    for p in
-        ["with respect to", "respect to", "wrt", "w r t", "for", "in terms of", "variable", "values of", "value of"]
-    {
-        if let Some(i) = q.find(p) {
-            let next = q.words.get(i + p.split_whitespace().count())?;
+    named_after(q, &["with respect to", "respect to", "wrt", "w r t", "in terms of", "variable"], true)
+        .or_else(|| leibniz(&q.raw))
+        .or_else(|| named_after(q, &["for which", "for", "values of", "value of"], false))
+        .or_else(|| asked_for(q))
+}
+
+/// A letter asked for at the end of a clause: "what is x?", "find p", "…, solve for a)".
+fn asked_for(q: &Question) -> Option<String> {
+    let w = |i: usize| q.words.get(i).map(|w| w.text.as_str());
+    (0..q.words.len()).find_map(|i| {
+        let at = match (w(i), w(i + 1)) {
+            (Some("what"), Some("is")) => i + 2,
+            (Some("what's" | "find"), _) => i + 1,
+            _ => return None,
+        };
+        let v = q.words.get(at)?;
+        let name = &q.raw[v.start..v.end];
+        let ends =
+            q.raw[v.end..].trim_start().chars().next().is_none_or(|c| matches!(c, '?' | '.' | ',' | '!' | ')' | ';'));
+        (name.chars().count() == 1 && name.chars().all(char::is_alphabetic) && name != "a" && ends)
+            .then(|| name.to_string())
+    })
+}
+
+/// A variable named right after one of `phrases`, at any place it occurs ("simplify
+/// this for me, then solve for t"): one letter (with an index: `c_out`), or, when
+/// `greek`, a Greek letter's name ("wrt theta").
+fn named_after(q: &Question, phrases: &[&str], greek: bool) -> Option<String> {
+    for p in phrases {
+        let pat: Vec<&str> = p.split_whitespace().collect();
+        let len = pat.len();
+        let places = (0..q.words.len())
+            .filter(|&i| q.words.get(i..i + len).is_some_and(|ws| ws.iter().zip(&pat).all(|(w, p)| w.text == *p)));
+        for i in places {
+            let Some(next) = q.words.get(i + len) else { break };
             let one_letter = next.text.chars().count() == 1 && next.text.chars().all(char::is_alphabetic);
-            // A Greek letter's name is a variable too ("wrt theta"), after the words that
-            // can only introduce a variable.
-            let greek = GREEK.contains(&next.text.as_str()) && !matches!(p, "for" | "values of" | "value of");
-            if one_letter || greek {
-                return Some(q.raw[next.start..next.end].to_string());
+            // "for a quick check": the article before a word, not the variable a.
+            let article = *p == "for"
+                && next.text == "a"
+                && q.words
+                    .get(i + len + 1)
+                    .is_some_and(|w| w.text.chars().count() >= 3 && !KNOWN.contains(&w.text.as_str()));
+            if (one_letter && !article) || (greek && GREEK.contains(&next.text.as_str())) {
+                // An index written with an underscore belongs to the name: `c_out`, `x_1`.
+                let tail: String = q.raw[next.end..]
+                    .strip_prefix('_')
+                    .map(|t| t.chars().take_while(|c| c.is_alphanumeric()).collect())
+                    .unwrap_or_default();
+                let name = &q.raw[next.start..next.end];
+                return Some(if tail.is_empty() { name.to_string() } else { format!("{name}_{tail}") });
             }
         }
     }
-    // Leibniz notation names it: d/dt, d^2/dt^2, ∂/∂k.
-    q.raw.split_whitespace().find_map(|t| {
-        let t = t.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '?' | ':'));
+    None
+}
+
+/// The variable Leibniz notation names: `\frac{d}{dt}`, `\frac{\partial}{\partial y}`,
+/// `d/dt`, `d^2/dt^2`, `∂/∂k`, `dy/dx`.
+fn leibniz(raw: &str) -> Option<String> {
+    for lead in ["\\partial ", "\\partial_", "{d}{d", "{d^2}{d"] {
+        if let Some(at) = raw.rfind(lead) {
+            let v: String = raw[at + lead.len()..].chars().take_while(|c| c.is_alphabetic()).collect();
+            if v.chars().count() == 1 || GREEK.contains(&v.as_str()) {
+                return Some(v);
+            }
+        }
+    }
+    raw.split_whitespace().find_map(|t| {
+        let t = t.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '?' | ':' | '.' | '[' | ']'));
         let rest = t.strip_prefix("d/d").or_else(|| t.strip_prefix("∂/∂")).or_else(|| {
-            let (_, after) = t.split_once("/d")?;
-            t.starts_with("d^").then_some(after)
+            let (top, after) = t.split_once("/d")?;
+            // d^2/dt^2, or dy/dx: one letter after the d on top.
+            let dy =
+                top.strip_prefix('d').is_some_and(|v| v.chars().count() == 1 && v.chars().all(char::is_alphabetic));
+            (t.starts_with("d^") || dy).then_some(after)
         })?;
         let v: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
         (v.chars().count() == 1 || GREEK.contains(&v.as_str())).then_some(v)
+    })
+}
+
+/// A variable named after "in" or "by" ("the derivative in t", "derive … by z"): a
+/// letter that is a variable of the expression.
+fn named_in(q: &Question, expr: &str) -> Option<String> {
+    let letters: Vec<char> = expr.chars().collect();
+    let stands_alone = |v: char| {
+        letters.iter().enumerate().any(|(i, &c)| {
+            c == v
+                && !i.checked_sub(1).and_then(|j| letters.get(j)).is_some_and(|p| p.is_alphabetic())
+                && !letters.get(i + 1).is_some_and(|n| n.is_alphabetic())
+        })
+    };
+    q.words.windows(2).find_map(|w| {
+        let v = w[1].text.chars().next()?;
+        let name = &q.raw[w[1].start..w[1].end];
+        (matches!(w[0].text.as_str(), "in" | "by")
+            && name.chars().count() == 1
+            && v.is_alphabetic()
+            && name != "a"
+            && stands_alone(name.chars().next()?))
+        .then(|| name.to_string())
     })
 }
 
@@ -700,9 +785,59 @@ const GREEK: &[&str] = &[
     "rho", "sigma", "tau", "phi", "chi", "psi", "omega",
 ];
 
+/// Ordinals and counts of times that state a derivative's order.
+const ORDINALS: &[(&str, u32)] = &[
+    ("second", 2),
+    ("third", 3),
+    ("fourth", 4),
+    ("fifth", 5),
+    ("sixth", 6),
+    ("seventh", 7),
+    ("eighth", 8),
+    ("ninth", 9),
+    ("tenth", 10),
+    ("2nd", 2),
+    ("3rd", 3),
+    ("4th", 4),
+    ("5th", 5),
+    ("6th", 6),
+    ("7th", 7),
+    ("8th", 8),
+    ("9th", 9),
+    ("10th", 10),
+];
+const TIMES: &[(&str, u32)] = &[
+    ("twice", 2),
+    ("thrice", 3),
+    ("two times", 2),
+    ("three times", 3),
+    ("four times", 4),
+    ("five times", 5),
+    ("2 times", 2),
+    ("3 times", 3),
+    ("4 times", 4),
+    ("5 times", 5),
+];
+
+/// The order of a derivative: an ordinal before "derivative" or "order" ("third
+/// derivative", "2nd order"), "derivative of order 3", a count of times after
+/// differentiating ("differentiate tan(x) twice", "… three times"), or Leibniz notation.
 fn order(q: &Question) -> Option<u32> {
-    let names = [("second", 2), ("third", 3), ("fourth", 4), ("fifth", 5), ("2nd", 2), ("3rd", 3), ("4th", 4)];
-    names.iter().find(|(w, _)| q.has(&format!("{w} derivative"))).map(|(_, n)| *n).or_else(|| {
+    let stated = ORDINALS
+        .iter()
+        .find(|(w, _)| q.has(&format!("{w} derivative")) || q.has(&format!("{w} order")))
+        .map(|(_, n)| *n)
+        .or_else(|| {
+            let i = q.find("order")?;
+            let n = q.words.get(i + 1)?.text.parse::<u32>().ok()?;
+            (2..=20).contains(&n).then_some(n)
+        })
+        .or_else(|| {
+            // "twice", "three times": only said of differentiating ("3 times t" is a product).
+            q.any(&["differentiate", "differentiated", "differentiating", "derive", "diff"])?;
+            TIMES.iter().find(|(w, _)| q.has(w)).map(|(_, n)| *n)
+        });
+    stated.or_else(|| {
         // Leibniz notation states it: d^3/dt^3.
         q.raw.split_whitespace().find_map(|t| {
             let n = t.strip_prefix("d^")?;
@@ -745,11 +880,13 @@ struct Extracted {
     lhs: String,
     rhs: Option<String>,
     subs: Map<String, Value>,
+    /// The variable of a differential right after the expression ("… dt").
+    differential: Option<String>,
 }
 
 impl Extracted {
     fn from_expr(e: &str) -> Extracted {
-        Extracted { lhs: e.to_string(), rhs: None, subs: Map::new() }
+        Extracted { lhs: e.to_string(), rhs: None, subs: Map::new(), differential: None }
     }
 
     fn whole(&self) -> String {
@@ -765,7 +902,7 @@ struct Tok {
     text: String,
     start: usize,
     end: usize,
-    /// The piece ended with a colon ("solve for x: x^2 = 4"): no expression runs on
+    /// The piece ended with a colon ("solve for x: x^2 = 4") or a sentence: no expression runs on
     /// past it.
     colon: bool,
 }
@@ -784,9 +921,15 @@ fn tokens(raw: &str) -> Vec<Tok> {
                 let lead = piece.len() - piece.trim_start_matches(['`', '"', '\'', '“', '‘']).len();
                 let body = piece.trim_start_matches(['`', '"', '\'', '“', '‘']);
                 let body = body.trim_end_matches(['?', ',', ';', '!', '`', '"', '\'', '”', '’']);
-                let body =
-                    body.strip_suffix('.').filter(|b| !b.ends_with(|c: char| c.is_ascii_digit())).unwrap_or(body);
-                let colon = body.ends_with(':');
+                // A sentence's full stop is never part of a number or an expression ("… = 0.",
+                // "(2a - 3b)^3."); an ellipsis stays.
+                let stripped = body.strip_suffix('.').filter(|b| !b.ends_with('.'));
+                // A question mark, an exclamation mark or a full stop ends the sentence,
+                // and with it the expression ("= sin a cos b? I typed …").
+                let sentence_end =
+                    stripped.is_some() || piece.trim_end_matches(['`', '"', '\'', '”', '’']).ends_with(['?', '!']);
+                let body = stripped.unwrap_or(body);
+                let colon = body.ends_with(':') || sentence_end;
                 let body = body.strip_suffix(':').unwrap_or(body);
                 if !body.is_empty() {
                     out.push(Tok { text: body.to_string(), start: s + lead, end: s + lead + body.len(), colon });
@@ -803,6 +946,15 @@ fn is_mathy(t: &str) -> bool {
     if t.contains('-')
         && t.split('-').all(|p| p.chars().count() >= 2 && p.chars().all(char::is_alphabetic))
         && !KNOWN.contains(&t.split('-').next().unwrap_or_default().to_lowercase().as_str())
+    {
+        return false;
+    }
+    // A word in brackets ("(solve for a)") is prose.
+    let bare = t.trim_start_matches('(').trim_end_matches(')');
+    if bare.len() != t.len()
+        && bare.chars().count() >= 3
+        && bare.chars().all(char::is_alphabetic)
+        && !KNOWN.contains(&bare.to_lowercase().as_str())
     {
         return false;
     }
@@ -832,13 +984,86 @@ const JOINERS: &[&[&str]] = &[
     &["is", "exactly"],
     &["exactly", "equal", "to"],
     &["exactly"],
+    &["is", "really", "the", "same", "as"],
+    &["really", "the", "same", "as"],
+    &["vs"],
+    &["versus"],
 ];
 
 const SUB_LEADS: &[&str] =
     &["at", "when", "with", "where", "for", "if", "plug", "put", "setting", "substitute", "substituting"];
 
-/// Find the expression (or the two sides of an equality) in a question.
+/// Find the expression (or the two sides of an equality) in a question. Mathematics
+/// set between dollars (`$…$`, `$$…$$`) or `\(…\)` is the expression as written: one
+/// such span is read alone (with any point stated outside it), several that continue
+/// one another (`$a$ $= b$`) are lines of working, and otherwise the delimiters are
+/// dropped and the question read as usual.
 fn extract(raw: &str) -> Option<Extracted> {
+    if !raw.contains('$')
+        && let Some(lines) = working_lines(raw)
+    {
+        return Some(Extracted::from_expr(&lines));
+    }
+    let spans = math_spans(raw);
+    match spans.as_slice() {
+        [] => extract_plain(raw),
+        [one] => {
+            let mut inside = extract_plain(one)?;
+            let outside = raw.replace(one, " ").replace("\\(", " ").replace("\\)", " ").replace('$', " ");
+            if let Some(o) = extract_plain(&outside) {
+                for (k, v) in o.subs {
+                    inside.subs.entry(k).or_insert(v);
+                }
+            }
+            Some(inside)
+        }
+        [_, rest @ ..] if rest.iter().all(|s| s.starts_with('=')) => {
+            Some(Extracted { lhs: spans.join("\n"), rhs: None, subs: Map::new(), differential: None })
+        }
+        _ => extract_plain(&raw.replace("\\(", " ").replace("\\)", " ").replace('$', " ")),
+    }
+}
+
+/// Lines of working: the line of mathematics above the first line that opens with "="
+/// (its expression, when prose comes first on it), and the "=" lines under it.
+fn working_lines(raw: &str) -> Option<String> {
+    let lines: Vec<&str> = raw.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let first_eq = lines.iter().position(|l| l.starts_with('='))?;
+    let head = lines[..first_eq].last()?;
+    let head = if tokens(head).iter().all(|t| is_mathy(&t.text)) {
+        head.trim_end_matches(['?', ',', ';']).to_string()
+    } else {
+        extract_plain(head)?.whole()
+    };
+    let rest = lines[first_eq..].iter().take_while(|l| l.starts_with('='));
+    Some(std::iter::once(head.as_str()).chain(rest.copied()).collect::<Vec<_>>().join("\n"))
+}
+
+/// The mathematics set between `$…$`, `$$…$$` or `\(…\)`, trimmed, in order.
+fn math_spans(raw: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = raw;
+    loop {
+        let (open, close) = match (rest.find('$'), rest.find("\\(")) {
+            (Some(d), Some(p)) if p < d => ("\\(", "\\)"),
+            (Some(_), _) if rest.contains("$$") && rest.find("$$") == rest.find('$') => ("$$", "$$"),
+            (Some(_), _) => ("$", "$"),
+            (None, Some(_)) => ("\\(", "\\)"),
+            (None, None) => return out,
+        };
+        let Some(at) = rest.find(open) else { return out };
+        let body = &rest[at + open.len()..];
+        let Some(end) = body.find(close) else { return out };
+        let span = body[..end].trim().trim_end_matches([',', ';', '.', '?']).trim();
+        if !span.is_empty() {
+            out.push(span);
+        }
+        rest = &body[end + close.len()..];
+    }
+}
+
+/// [`extract`] over a question without `$` delimiters.
+fn extract_plain(raw: &str) -> Option<Extracted> {
     let toks = tokens(raw);
     // runs of math-looking tokens: (first, last) token indices
     let mut runs: Vec<(usize, usize)> = Vec::new();
@@ -868,25 +1093,94 @@ fn extract(raw: &str) -> Option<Extracted> {
             }
         }
     }
-    let candidates: Vec<(usize, usize)> =
+    // A derivative operator alone ("d^3/dt^3 of …") operates on the expression; it is
+    // not one, while another run is there.
+    let operator_only = |(a, b): (usize, usize)| a == b && after_operator(&toks[a].text).is_some_and(str::is_empty);
+    let mut candidates: Vec<(usize, usize)> =
         runs.iter().copied().filter(|r| strong(*r) && !sub_runs.contains(r)).collect();
-    // two sides joined by "equal to" / "equals" / "the same as"
-    for w in candidates.windows(2) {
+    if candidates.iter().any(|r| !operator_only(*r)) {
+        candidates.retain(|r| !operator_only(*r));
+    }
+    // two sides joined by "equal to" / "equals" / "the same as" (one side may be a lone
+    // letter: "… equals p")
+    let sides: Vec<(usize, usize)> = runs.iter().copied().filter(|r| !sub_runs.contains(r)).collect();
+    for w in sides.windows(2) {
         let (l, r) = (w[0], w[1]);
+        if !strong(l) && !strong(r) {
+            continue;
+        }
         let between: Vec<String> = toks[l.1 + 1..r.0].iter().map(|t| t.text.to_lowercase()).collect();
         if JOINERS.iter().any(|j| between.iter().map(String::as_str).eq(j.iter().copied())) {
-            return Some(Extracted { lhs: text(l), rhs: Some(text(r)), subs });
+            return Some(Extracted { lhs: text(l), rhs: Some(text(r)), subs, differential: None });
         }
     }
     let best = candidates.into_iter().max_by_key(|r| (toks[r.1].end - toks[r.0].start, std::cmp::Reverse(r.0)))?;
     let mut lhs = text(best);
-    // a lone trailing "dx" (∫ … dx) is not part of the expression
-    for suffix in [" dx", " dt", " dy"] {
-        if let Some(s) = lhs.strip_suffix(suffix) {
-            lhs = s.to_string();
+    // A differential (∫ … dx, "… dV") closes the expression and names its variable,
+    // inside the run or right after it.
+    let mut differential = None;
+    let last = &toks[best.1].text;
+    if best.1 > best.0
+        && let Some(v) = differential_var(last)
+    {
+        lhs = raw[toks[best.0].start..toks[best.1 - 1].end].to_string();
+        differential = Some(v);
+    } else if let Some(next) = toks.get(best.1 + 1) {
+        differential = differential_var(&next.text);
+    }
+    // "A == B": a comparison written as code, two sides.
+    if let Some((l, r)) = lhs.split_once("==")
+        && !r.contains('=')
+        && !l.trim().is_empty()
+        && !r.trim().is_empty()
+    {
+        return Some(Extracted { lhs: l.trim().to_string(), rhs: Some(r.trim().to_string()), subs, differential });
+    }
+    Some(Extracted { lhs, rhs: None, subs, differential })
+}
+
+/// What follows a derivative operator written before it (`d/dx`, `d^2/dx^2`, `∂/∂y`,
+/// `\frac{d}{dx}`, `\frac{\partial}{\partial y}`, `dy/dx`), with an "of" and the
+/// brackets around it dropped: `d/dx [x^3 ln x]` → `x^3 ln x`. Without an operator,
+/// the text as it is.
+fn operand(e: &str) -> &str {
+    let Some(rest) = after_operator(e) else { return e.trim() };
+    let rest = rest.trim_start();
+    let rest = rest.strip_prefix("of ").unwrap_or(rest).trim();
+    for (open, close) in [("\\left(", "\\right)"), ("\\left[", "\\right]"), ("[", "]")] {
+        if let Some(inner) = rest.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            return inner.trim();
         }
     }
-    Some(Extracted { lhs, rhs: None, subs })
+    if rest.is_empty() { e.trim() } else { rest }
+}
+
+/// The text after a leading derivative operator, if `t` opens with one.
+fn after_operator(t: &str) -> Option<&str> {
+    let t = t.trim_start();
+    for open in ["\\frac{d}{d", "\\frac{\\partial}{\\partial ", "\\frac{\\partial}{\\partial_"] {
+        if let Some(r) = t.strip_prefix(open) {
+            let v = r.chars().take_while(|c| c.is_alphabetic()).map(char::len_utf8).sum::<usize>();
+            return r[v..].strip_prefix('}').filter(|_| v > 0);
+        }
+    }
+    if let Some(r) = t.strip_prefix("\\frac{d^") {
+        let after = &r[r.find("}{d")? + 3..];
+        return after.find('}').map(|c| &after[c + 1..]);
+    }
+    let end = t.find(char::is_whitespace).unwrap_or(t.len());
+    let head = &t[..end];
+    // d/dx, ∂/∂y, d^2/dx^2, dy/dx: the whole first token is the operator.
+    let dy = head.split_once("/d").is_some_and(|(top, _)| top.chars().count() == 2 && top.starts_with('d'));
+    let shaped = head.starts_with("d/d") || head.starts_with("∂/∂") || head.starts_with("d^") || dy;
+    (shaped && leibniz(head).is_some() && !head.contains(['(', '['])).then(|| &t[end..])
+}
+
+/// The variable of a differential: `dx`, `dt`, `dV`, `dθ`, `\,dx`.
+fn differential_var(t: &str) -> Option<String> {
+    let v = t.trim_start_matches("\\,").strip_prefix('d')?;
+    let one = v.chars().count() == 1 && v.chars().all(char::is_alphabetic) && t != "do";
+    (one || GREEK.contains(&v)).then(|| v.to_string())
 }
 
 fn parse_subs(text: &str) -> Map<String, Value> {
@@ -895,11 +1189,35 @@ fn parse_subs(text: &str) -> Map<String, Value> {
         if let Some((k, v)) = part.split_once('=') {
             let (k, v) = (k.trim(), v.trim());
             if !k.is_empty() && !v.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                out.insert(k.to_string(), Value::String(v.to_string()));
+                out.insert(k.to_string(), scalar(v));
             }
         }
     }
     out
+}
+
+/// A value as the tools take it (`Scalar`): a number when the text is one ("2", "-1",
+/// "0.05", "8.617e-5"), otherwise the text with LaTeX's constants and infinity in the
+/// parser's words (`\pi` → `pi`, `∞`/`\infty`/"infinity" → `oo`) and a sentence's
+/// full stop dropped.
+pub(crate) fn scalar(text: &str) -> Value {
+    let t = text.trim().trim_end_matches(['?', ',', ';', '!', '$']);
+    let t = t.strip_suffix('.').filter(|b| !b.ends_with('.')).unwrap_or(t).trim();
+    let t = t.replace("\\infty", "oo").replace('∞', "oo").replace("\\pi", "pi").replace('π', "pi");
+    let t = match t.to_lowercase().as_str() {
+        "infinity" | "+infinity" | "+oo" | "inf" => "oo".to_string(),
+        "-infinity" | "-inf" | "−oo" => "-oo".to_string(),
+        _ => t,
+    };
+    if let Ok(n) = t.parse::<i64>() {
+        return Value::from(n);
+    }
+    match t.parse::<f64>() {
+        Ok(f) if f.is_finite() && t.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')) => {
+            serde_json::Number::from_f64(f).map_or(Value::String(t), Value::Number)
+        }
+        _ => Value::String(t),
+    }
 }
 
 /// Unit words that mark a conversion question.
@@ -1005,6 +1323,20 @@ const UNITS: &[&str] = &[
     "ly",
     "au",
     "parsec",
+    "kj/mol",
+    "kcal/mol",
+    "j/mol",
+    "ev/particle",
+    "pascal",
+    "pascals",
+    "hpa",
+    "mpa",
+    "gpa",
+    "torr",
+    "mmhg",
+    "angstrom",
+    "angstroms",
+    "å",
 ];
 
 /// "3.2 eV in joules", "60 mph to km/h": a number, a unit, then `in`/`to`/`into`/`as`
@@ -1042,15 +1374,25 @@ fn units_fragment(raw: &str) -> Option<String> {
         if !UNITS.contains(&unit.text.to_lowercase().as_str()) {
             continue;
         }
-        let (j, target) = (toks.get(i + 2)?, toks.get(i + 3)?);
-        if ["in", "to", "into", "as"].contains(&j.text.to_lowercase().as_str())
+        // "expressed in", "converted to": the participle is not part of the conversion.
+        let k = if toks.get(i + 2).is_some_and(|j| matches!(j.text.to_lowercase().as_str(), "expressed" | "converted"))
+        {
+            i + 3
+        } else {
+            i + 2
+        };
+        let (j, target) = (toks.get(k)?, toks.get(k + 1)?);
+        let joiner = j.text.to_lowercase();
+        if ["in", "to", "into", "as", "->", "→"].contains(&joiner.as_str())
             && UNITS.contains(&target.text.to_lowercase().as_str())
         {
-            let end = toks[(i + 3)..]
+            let end = toks[(k + 1)..]
                 .iter()
                 .take_while(|t| UNITS.contains(&t.text.to_lowercase().as_str()) || t.text == "per")
                 .last()?;
-            return Some(raw[t.start..end.end].to_string());
+            // An arrow is read as "to"; the rest as written.
+            let joiner = if matches!(joiner.as_str(), "->" | "→") { "to" } else { j.text.as_str() };
+            return Some(format!("{} {} {joiner} {}", t.text, unit.text, &raw[target.start..end.end]));
         }
     }
     None

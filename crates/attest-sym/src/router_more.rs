@@ -29,7 +29,46 @@ fn find_ci(hay: &str, needle: &str) -> Option<usize> {
 }
 
 fn clean(s: &str) -> String {
-    s.trim().trim_end_matches(['?', '!', ',', ';', ':']).trim_end_matches('.').trim().to_string()
+    s.trim()
+        .trim_start_matches('$')
+        .trim_end_matches(['?', '!', ',', ';', ':', '$'])
+        .trim_end_matches('.')
+        .trim()
+        .to_string()
+}
+
+/// A word of prose: two or more letters, not a function's name or a LaTeX command.
+fn is_prose(w: &str) -> bool {
+    let w = w.trim().trim_end_matches(['?', '!', ',', '.', ';', ':']);
+    w.chars().count() >= 2
+        && w.chars().all(char::is_alphabetic)
+        && !crate::parse::KNOWN.contains(&w.to_lowercase().as_str())
+}
+
+/// LaTeX notation the tool reads whole (`\lim_{x \to 0} …`, `\sum_{k=1}^{n} …`), cut
+/// where its body stops parsing ("… for me?"), when `read` takes it apart and its body
+/// parses; `None` otherwise.
+fn whole_notation<T>(text: &str, read: impl Fn(&str) -> Option<(String, T)>) -> Option<String> {
+    let mut whole = clean(text);
+    loop {
+        if let Some((body, _)) = read(&whole)
+            && parses(&clean(&body))
+        {
+            // The notation ends with its body ("… converge" is read off the body), and
+            // before the words after it ("… for me": the parser would take them for
+            // a product of letters).
+            let body = clean(&body);
+            let mut end = whole.rfind(&body).map_or(whole.len(), |at| at + body.len());
+            while let Some(cut) = whole[..end].trim_end().rfind(char::is_whitespace)
+                && is_prose(&whole[cut + 1..end])
+            {
+                end = cut;
+            }
+            return Some(clean(&whole[..end]));
+        }
+        let cut = whole.trim_end().rfind(char::is_whitespace)?;
+        whole = clean(&whole[..cut]);
+    }
 }
 
 fn parses(e: &str) -> bool {
@@ -60,7 +99,7 @@ fn toks(raw: &str) -> Vec<Tok<'_>> {
 }
 
 fn point_word(t: &str) -> String {
-    let t = t.trim_end_matches(['?', '!', ',', ';', '.']);
+    let t = t.trim_matches('$').trim_end_matches(['?', '!', ',', ';', '.', '$']);
     match t.to_lowercase().as_str() {
         "infinity" | "∞" | "+∞" | "oo" | "+oo" | "inf" | "+infinity" | "\\infty" => "oo".into(),
         "-infinity" | "-∞" | "-oo" | "-inf" | "−∞" | "-\\infty" => "-oo".into(),
@@ -141,12 +180,21 @@ fn matrix(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
 fn limit(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
     let mut args = Args::new();
     for text in [raw, given.unwrap_or("")] {
+        // LaTeX's `\lim…` is the tool's own notation: passed whole.
+        if let Some(p) = find_ci(text, "\\lim")
+            && given.is_none()
+            && let Some(whole) =
+                whole_notation(&text[p..], |t| crate::limit::notation(t).map(|(body, v, _, _)| (body, v)))
+        {
+            args.insert("expr".into(), json!(whole));
+            return Some(args);
+        }
         if let Some(p) = find_ci(text, "\\lim").or_else(|| find_ci(text, "lim_"))
             && let Some((body, v, a, side)) = crate::limit::notation(&clean(&text[p..]))
         {
             let body = given.filter(|_| text == raw && body.is_empty()).map(str::to_string).unwrap_or(body);
             args.insert("expr".into(), json!(clean(&body)));
-            args.insert("to".into(), json!(a));
+            args.insert("to".into(), crate::router::scalar(&a));
             args.insert("var".into(), json!(v));
             if let Some(s) = side {
                 args.insert("direction".into(), json!(s));
@@ -163,10 +211,14 @@ fn limit(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         }
         let Some(n) = ts.get(i + 1) else { continue };
         let Some((v, a)) = n.text.split_once("->").or_else(|| n.text.split_once('→')) else { continue };
-        let body = given.map(str::to_string).unwrap_or_else(|| strip_direction(&raw[n.end..]));
+        // "lim x->0 of F": the "of" is prose.
+        let body = given.map(str::to_string).unwrap_or_else(|| {
+            let b = strip_direction(&raw[n.end..]);
+            b.strip_prefix("of ").map_or(b.clone(), |r| r.trim().to_string())
+        });
         if v.chars().count() == 1 && v.chars().all(char::is_alphabetic) && !a.is_empty() && parses(&body) {
             args.insert("expr".into(), json!(body));
-            args.insert("to".into(), json!(point_word(a)));
+            args.insert("to".into(), crate::router::scalar(&point_word(a)));
             args.insert("var".into(), json!(v));
             return Some(args);
         }
@@ -223,7 +275,7 @@ fn limit(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         return None;
     }
     args.insert("expr".into(), json!(expr));
-    args.insert("to".into(), json!(point));
+    args.insert("to".into(), crate::router::scalar(&point));
     args.insert("var".into(), json!(var));
     if find_ci(raw, "from the left").is_some() || find_ci(raw, "from below").is_some() {
         args.insert("direction".into(), json!("left"));
@@ -244,7 +296,15 @@ fn strip_direction(e: &str) -> String {
 }
 
 fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
-    let cue = q.any(&["taylor", "maclaurin", "laurent", "power series", "series expansion"])?;
+    // A series named, or an expansion asked about a point or to an order ("series of F
+    // around 0", "expand F about pi, order 5"): "expand (a+b)^3" alone is algebra.
+    let cue = q.any(&["taylor", "maclaurin", "laurent", "power series", "series expansion"]).or_else(|| {
+        let about = ["around", "about", "near"]
+            .iter()
+            .any(|w| q.find(w).and_then(|i| q.words.get(i + 1)).is_some_and(|n| parses(&point_word(&n.text))));
+        let to_order = q.words.windows(2).any(|w| w[0].text == "order" && w[1].text.parse::<u32>().is_ok());
+        (about || to_order).then(|| q.any(&["series of", "expansion of", "terms of", "expand"]))?
+    })?;
     let ts = toks(raw);
     let mut args = Args::new();
     let stops = [
@@ -259,13 +319,21 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         " through ",
         ", ",
         " in powers",
+        " in ",
+        " to ",
     ];
     let expr = match given {
         Some(g) => g.to_string(),
         None => {
             let c = find_ci(raw, cue)? + cue.len();
             let rest = &raw[c..];
-            match find_ci(rest, " of ").map(|p| p + 4).or_else(|| find_ci(rest, " for ").map(|p| p + 5)) {
+            // "series of F", "expand F": the expression follows the cue itself.
+            let follows = cue.ends_with(" of") || cue == "expand";
+            let start = if follows { Some(0) } else { None };
+            match start
+                .or_else(|| find_ci(rest, " of ").map(|p| p + 4))
+                .or_else(|| find_ci(rest, " for ").map(|p| p + 5))
+            {
                 Some(start) => {
                     let body = &rest[start..];
                     let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
@@ -276,7 +344,7 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
                     .iter()
                     .any(|v| rest.to_lowercase().starts_with(v)) =>
                 {
-                    let body = &rest[rest.find(' ')? + 1..];
+                    let body = &rest[(rest.len() - rest.trim_start().len()) + rest.trim_start().find(' ')? + 1..];
                     let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
                     clean(&body[..end])
                 }
@@ -298,7 +366,7 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
     }
     args.insert("expr".into(), json!(expr));
     if cue == "maclaurin" {
-        args.insert("about".into(), json!("0"));
+        args.insert("about".into(), json!(0));
     }
     for (i, t) in ts.iter().enumerate() {
         let w = t.text.to_lowercase();
@@ -313,7 +381,7 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
             };
             let val = point_word(val);
             if parses(&val) {
-                args.insert("about".into(), json!(val));
+                args.insert("about".into(), crate::router::scalar(&val));
             }
         }
         if w == "order" || w == "degree" {
@@ -324,10 +392,12 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         }
         if matches!(w.as_str(), "up" | "through") {
             let k = if w == "up" { i + 2 } else { i + 1 };
-            if let Some(p) = ts.get(k).and_then(|t| t.text.trim_end_matches(['?', ',', '.']).split_once('^'))
-                && let Ok(n) = p.1.trim_matches(['{', '}', '(', ')']).parse::<u32>()
+            // "up to x^4": terms through x^4, order 5; "up to O(x^4)": order 4.
+            let big_o = ts.get(k).is_some_and(|t| t.text.starts_with("O(") || t.text.starts_with("$O("));
+            if let Some(p) = ts.get(k).and_then(|t| t.text.trim_end_matches(['?', ',', '.', '$']).split_once('^'))
+                && let Ok(n) = p.1.trim_matches(['{', '}', '(', ')', '.', '$']).parse::<u32>()
             {
-                args.insert("order".into(), json!(n + 1));
+                args.insert("order".into(), json!(if big_o { n } else { n + 1 }));
             }
         }
     }
@@ -337,14 +407,23 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
 fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
     let mut args = Args::new();
     for text in [raw, given.unwrap_or("")] {
+        // LaTeX's `\sum…` is the tool's own notation: passed whole.
+        if let Some(p) = find_ci(text, "\\sum")
+            && given.is_none()
+            && let Some(whole) =
+                whole_notation(&text[p..], |t| crate::sums::notation(t).map(|(body, k, _, _)| (strip_tail(&body), k)))
+        {
+            args.insert("expr".into(), json!(whole));
+            return Some(args);
+        }
         if let Some(p) = find_ci(text, "\\sum").or_else(|| find_ci(text, "sum_{")).or_else(|| text.find("Σ_{"))
             && let Some((body, k, a, b)) = crate::sums::notation(&clean(&text[p..]))
         {
             let body = strip_tail(&body);
             args.insert("expr".into(), json!(body));
             args.insert("var".into(), json!(k));
-            args.insert("lower".into(), json!(a));
-            args.insert("upper".into(), json!(b));
+            args.insert("lower".into(), crate::router::scalar(&a));
+            args.insert("upper".into(), crate::router::scalar(&b));
             return Some(args);
         }
     }
@@ -416,11 +495,11 @@ fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
             if let Some(k) = k.filter(|k| k.chars().count() == 1) {
                 args.insert("var".into(), json!(k));
             }
-            args.insert("lower".into(), json!(a.trim_end_matches([',', '?'])));
-            args.insert("upper".into(), json!(b));
+            args.insert("lower".into(), crate::router::scalar(a.trim_end_matches([',', '?'])));
+            args.insert("upper".into(), crate::router::scalar(&b));
         }
         None => {
-            args.insert("lower".into(), json!("1"));
+            args.insert("lower".into(), json!(1));
             args.insert("upper".into(), json!("oo"));
         }
     }
@@ -456,6 +535,9 @@ fn system(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
             raw
         }
     };
+    // Equations set between dollars ("$2x + 3y = 7$, $x - y = 1$") are read without them.
+    let undollared = text.replace('$', " ");
+    let text = if text.contains('$') { undollared.as_str() } else { text };
     let mut candidate = if let Some(p) = text.find("\\begin{cases}") {
         text[p..].to_string()
     } else if let Some(p) = text.rfind(':') {
@@ -482,8 +564,19 @@ fn system(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
 
 /// `\int f dx`, `\int_a^b f dx`, `\int_{a}^{b} f\,dx`: the integrand, variable and bounds.
 fn integral(raw: &str, given: Option<&str>) -> Option<Args> {
-    let text = [raw, given.unwrap_or("")].into_iter().find(|t| t.contains("\\int"))?;
-    let mut rest = text[text.find("\\int")? + 4..].trim_start();
+    // The sign as LaTeX (`\int`), as Unicode (`∫`, with subscript bounds `∫₀^π`) or
+    // typed as a word (`int_0^pi`).
+    let sign = |t: &str| -> Option<(usize, usize)> {
+        t.find("\\int").map(|p| (p, 4)).or_else(|| t.find('∫').map(|p| (p, '∫'.len_utf8()))).or_else(|| {
+            let p = t.find("int_")?;
+            (p == 0 || t[..p].ends_with(char::is_whitespace)).then_some((p, 3))
+        })
+    };
+    let text = [raw, given.unwrap_or("")].into_iter().find(|t| sign(t).is_some())?;
+    let text = SUBSCRIPTS.iter().fold(text.to_string(), |t, (sub, digit)| t.replace(*sub, &format!("_{digit}")));
+    let text = text.replace("_{_", "_{").replace("__", "_");
+    let (at, len) = sign(&text)?;
+    let mut rest = text[at + len..].trim_start();
     let mut bounds = None;
     let bound = |s: &str| -> Option<(String, usize)> {
         if let Some(r) = s.strip_prefix('{') {
@@ -493,6 +586,9 @@ fn integral(raw: &str, given: Option<&str>) -> Option<Args> {
         if let Some(r) = s.strip_prefix("\\infty") {
             let _ = r;
             return Some(("oo".into(), 6));
+        }
+        if s.starts_with('∞') {
+            return Some(("oo".into(), '∞'.len_utf8()));
         }
         let c = s.chars().next()?;
         if c == '-' {
@@ -523,11 +619,25 @@ fn integral(raw: &str, given: Option<&str>) -> Option<Args> {
     let mut args = Args::new();
     args.insert("expr".into(), json!(expr));
     args.insert("var".into(), json!(dv));
-    if let Some(b) = bounds {
-        args.insert("bounds".into(), json!(b));
+    if let Some([a, b]) = bounds {
+        args.insert("bounds".into(), json!([crate::router::scalar(&a), crate::router::scalar(&b)]));
     }
     Some(args)
 }
+
+/// Subscript digits, as the digits they are (`∫₀¹`).
+const SUBSCRIPTS: [(char, char); 10] = [
+    ('₀', '0'),
+    ('₁', '1'),
+    ('₂', '2'),
+    ('₃', '3'),
+    ('₄', '4'),
+    ('₅', '5'),
+    ('₆', '6'),
+    ('₇', '7'),
+    ('₈', '8'),
+    ('₉', '9'),
+];
 
 /// One-character bound (`\int_0^1`), or a number (`\int_0^10`).
 fn bound_char(s: &str) -> Option<(String, usize)> {

@@ -87,3 +87,13 @@ fn cross_validation_by_writer() {
 fn arguments_by_writer() {
     routing::arguments_by_writer(&ROUTER, "sym", include_str!("routing_cases.toml"));
 }
+
+/// The argument forms of routing round five (`routing_args.toml`: mathematics between
+/// dollars, numbers as numbers, the differential's variable, LaTeX notation passed
+/// whole, the order in words, units): each case's tool and exact arguments. Apart from
+/// the case table, so the learned model is not trained on them.
+#[test]
+fn argument_forms_are_extracted() {
+    let cases = routing::cases(include_str!("routing_args.toml"));
+    routing::check(&cases, 20, |q| route(q, ""));
+}
