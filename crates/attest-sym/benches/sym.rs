@@ -60,6 +60,16 @@ fn benches(c: &mut Criterion) {
     c.bench_function("integrate/1/(x^3+x+1) over [0, 1] (root sum)", |b| {
         b.iter(|| black_box(attest_sym::integrate("1/(x^3 + x + 1)", None, Some(("0", "1")), &l).ok()))
     });
+    // Root sums collapsed (Lazard–Rioboo–Trager): Rioboo's arctangent, the split quartic,
+    // and an exact definite value over the collapsed form.
+    for e in ["x/(x^4 + 1)", "1/(x^4 + 1)", "(x^2 + 1)/(x^4 + 1)", "x/(x^4 - 2)"] {
+        c.bench_function(&format!("integrate/{e} (collapsed)"), |b| {
+            b.iter(|| black_box(attest_sym::integrate(e, None, None, &l).ok()))
+        });
+    }
+    c.bench_function("integrate/x/(x^4 + 1) over [0, 1] (collapsed)", |b| {
+        b.iter(|| black_box(attest_sym::integrate("x/(x^4 + 1)", None, Some(("0", "1")), &l).ok()))
+    });
     c.bench_function("matrix/3x3 inverse", |b| {
         b.iter(|| black_box(attest_sym::matrix("[[2,0,1],[1,3,2],[1,1,2]]", Some("inverse"), &l).ok()))
     });

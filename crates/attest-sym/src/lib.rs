@@ -39,6 +39,7 @@ pub mod integrate;
 pub mod limit;
 pub mod limits;
 pub mod linalg;
+mod lrt;
 pub mod matexpr;
 pub mod nf;
 pub mod ops;
