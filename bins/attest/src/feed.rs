@@ -371,7 +371,11 @@ pub async fn ingest(args: IngestArgs, config: &Config, json: bool) -> anyhow::Re
     });
     // One line per feed as it finishes (above the bar), in the order they finish.
     let mut lines: Vec<(i64, String)> = Vec::new();
-    let report = feed_ingest::ingest_all_with(&store, &person_fetcher(), feed_ingest::DEFAULT_CONCURRENCY, |done| {
+    // With EMBED_BASE_URL set, near-duplicate concepts are merged after tagging.
+    let embed = attest_feed::embed::from_env(|k| std::env::var(k).ok());
+    let fetcher = person_fetcher();
+    let concurrency = feed_ingest::DEFAULT_CONCURRENCY;
+    let report = feed_ingest::ingest_all_embedded(&store, &fetcher, concurrency, embed.as_ref(), |done| {
         let name = done.feed.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| done.feed.url.clone());
         let line = match &done.outcome {
             Ok(o) if o.not_modified => format!("  ok      {name}: not modified since the last fetch"),
@@ -414,6 +418,20 @@ pub async fn ingest(args: IngestArgs, config: &Config, json: bool) -> anyhow::Re
             report.not_modified,
             report.failed.len()
         )?;
+        if let Some(c) = &report.concepts {
+            match &c.caveat {
+                Some(why) => writeln!(out, "concepts: {why}")?,
+                None => writeln!(
+                    out,
+                    "concepts: {} compared by embeddings ({} names embedded now, {} stored), {} merged{}",
+                    c.compared,
+                    c.embedded,
+                    c.cached,
+                    c.merged.len(),
+                    c.merged.iter().map(|m| format!("; {} → {}", m.alias, m.canonical)).collect::<String>()
+                )?,
+            }
+        }
     }
     Ok(code(report.failed.len() < report.feeds))
 }

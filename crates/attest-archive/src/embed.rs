@@ -146,6 +146,27 @@ impl EmbedService {
         }
     }
 
+    /// Unit vectors for these texts, embedded as documents, or why there are none (the
+    /// server failed now, or recently: a failure is remembered for the back-off).
+    pub async fn embed_documents(&self, texts: Vec<String>) -> std::result::Result<Vec<Vec<f32>>, String> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        if let Some(why) = self.recently_failed() {
+            return Err(why);
+        }
+        match self.call(texts, EmbedKind::Document).await {
+            Ok(v) => {
+                self.mark(None);
+                Ok(v.into_iter().map(unit).collect())
+            }
+            Err(e) => {
+                self.mark(Some(&e.0));
+                Err(e.0)
+            }
+        }
+    }
+
     /// The interests vector, or why there is none. A failure is remembered for
     /// [`RETRY_AFTER`].
     pub async fn interests(&self, interests: &str) -> Embeddings {

@@ -24,6 +24,7 @@
 
 pub mod address;
 pub mod clean;
+pub mod concepts;
 pub mod embed;
 pub mod eval;
 pub mod explain;

@@ -52,7 +52,7 @@ pub struct FeedOutcome {
 }
 
 /// What an ingest run did, over every feed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IngestReport {
     /// Feeds attempted.
     pub feeds: usize,
@@ -66,6 +66,10 @@ pub struct IngestReport {
     pub not_modified: usize,
     /// Feeds that failed, each with its reason; the others were ingested.
     pub failed: Vec<FailedFeed>,
+    /// Near-duplicate concepts merged by embeddings ([`ingest_all_embedded`] with an
+    /// embedding server); absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concepts: Option<attest_archive::concepts::ConceptMerge>,
 }
 
 /// One entry of a feeds file.
@@ -360,6 +364,20 @@ pub async fn ingest_all_with(
     store: &FeedStore,
     fetcher: &Fetcher,
     concurrency: usize,
+    done: impl FnMut(&FeedDone),
+) -> Result<IngestReport> {
+    ingest_all_embedded(store, fetcher, concurrency, None, done).await
+}
+
+/// [`ingest_all_with`], then, with an embedding server (`EMBED_BASE_URL`), near-duplicate
+/// concepts merged onto one name ([`attest_archive::concepts::merge_near_duplicates`]:
+/// each concept name embedded once and stored). The server failing, or the merge
+/// failing at all, never fails the ingest: `concepts.caveat` says what happened.
+pub async fn ingest_all_embedded(
+    store: &FeedStore,
+    fetcher: &Fetcher,
+    concurrency: usize,
+    embed: Option<&crate::embed::EmbedService>,
     mut done: impl FnMut(&FeedDone),
 ) -> Result<IngestReport> {
     use futures::StreamExt as _;
@@ -409,6 +427,21 @@ pub async fn ingest_all_with(
     // again together, so a concept two feeds share recurs.
     if fed >= 2 {
         crate::tagging::retag_since(store, before, KEYPHRASES_PER_ITEM).await?;
+    }
+    if let Some(service) = embed {
+        report.concepts = Some(match attest_archive::concepts::merge_near_duplicates(store, service).await {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!("concepts not merged: {e}");
+                attest_archive::concepts::ConceptMerge {
+                    model: service.key().to_string(),
+                    caveat: Some(format!(
+                        "concepts were not merged this time ({e}); the tags stand as words chose them"
+                    )),
+                    ..Default::default()
+                }
+            }
+        });
     }
     Ok(report)
 }

@@ -31,7 +31,7 @@ pub mod tools;
 // The archive's read side, under the paths this crate has always offered them.
 pub use attest_archive::{
     Click, ClickSource, Counts, Engagement, EngagementKind, Feed, FeedError, FeedStore, Item, NewItem, Reader, Result,
-    SearchHit, SearchQuery, clean, eval, explain, kind, model, persona, quality, rank, search, store,
+    SearchHit, SearchQuery, clean, concepts, eval, explain, kind, model, persona, quality, rank, search, store,
 };
 pub use fetch::{FetchError, FetchOptions};
 pub use ingest::{FailedFeed, IngestReport};

@@ -519,6 +519,8 @@ pub const TABLES: &[&str] = &[
     "engagement",
     "item_vectors",
     "library",
+    "concept_vectors",
+    "concept_aliases",
 ];
 
 /// SQLite's settings for every connection: write-ahead logging, a busy timeout, foreign

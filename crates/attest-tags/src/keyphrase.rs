@@ -1599,6 +1599,13 @@ fn american(w: &str) -> String {
     s
 }
 
+/// Whether a word (lower case) is one of the nouns too general to be a concept alone
+/// (`model`, `results`, `framework`): in a longer phrase it adds little
+/// (`graph-neural-networks-model` says what `graph-neural-networks` says).
+pub fn is_generic_noun(word: &str) -> bool {
+    GENERIC_NOUNS.contains(&word)
+}
+
 /// The stem key of a concept name (words joined by hyphens or spaces): what two
 /// spellings of one concept share (`data-centres`, `Data Centers` → `data center`).
 pub fn stem_key(name: &str) -> String {

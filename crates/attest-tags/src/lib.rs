@@ -18,6 +18,7 @@ use std::collections::{BTreeSet, HashMap};
 pub mod canon;
 pub mod chat;
 pub mod keyphrase;
+pub mod merge;
 pub mod words;
 
 pub use canon::{Canon, fold_key, normalize};
