@@ -535,6 +535,12 @@ fn arguments(tool: &str, facts: &Facts, f: &Extracted) -> Args {
     {
         args.insert("bounds".into(), json!([scalar(&b[0]), scalar(&b[1])]));
     }
+    if tool == "sym.solve"
+        && let Some(r) = facts.bounds.clone().or_else(|| solve_range(&facts.q.raw))
+        && !f.whole().contains(';')
+    {
+        args.insert("range".into(), json!([scalar(&r[0]), scalar(&r[1])]));
+    }
     // "∫ f dt": the differential names the variable.
     if matches!(tool, "sym.integrate" | "sym.derivation")
         && let Some(v) = &f.differential
@@ -868,6 +874,70 @@ fn bounds(raw: &str) -> Option<[String; 2]> {
         if j.text.eq_ignore_ascii_case(joiner)
             && let (Some(a), Some(b)) = (end(a), end(b))
         {
+            return Some([a, b]);
+        }
+    }
+    None
+}
+
+/// The range a solution is asked in, besides "from a to b" / "between a and b"
+/// ([`bounds`]): an interval after a word that places it ("in [-1, 4]", "on the
+/// interval (0, 2pi)", "x ∈ [0, 1]"), or a chain of inequalities ("0 < x < 3",
+/// "0 ≤ t ≤ 2π"). The ends must read as numbers or constants.
+fn solve_range(raw: &str) -> Option<[String; 2]> {
+    let end = |t: &str| {
+        let t = t.trim();
+        // Letters only as a constant's name (pi, e, oo, \infty), never a variable.
+        let letters: String = t.chars().filter(char::is_ascii_alphabetic).collect();
+        let constants_only =
+            letters.replace("infty", "").replace("pi", "").replace("oo", "").replace('e', "").is_empty();
+        let ok = !t.is_empty()
+            && t.len() <= 16
+            && constants_only
+            && t.chars().all(|c| c.is_ascii_alphanumeric() || "+-−*/. π\\".contains(c))
+            && t.chars().any(|c| c.is_ascii_digit() || c.is_ascii_alphabetic() || c == 'π');
+        ok.then(|| t.replace('−', "-"))
+    };
+    // An interval after a placing word.
+    for (i, open) in raw.char_indices().filter(|(_, c)| matches!(c, '[' | '(')) {
+        let lower = raw[..i].to_lowercase();
+        let before = lower.trim_end();
+        let before = ["the interval", "the range", "the domain", "interval", "range"]
+            .iter()
+            .find_map(|w| before.strip_suffix(w))
+            .unwrap_or(before)
+            .trim_end();
+        let placed = ["in", "on", "over", "within", "inside", "∈", "\\in"].iter().any(|w| {
+            before.strip_suffix(w).is_some_and(|b| b.is_empty() || !b.ends_with(|c: char| c.is_alphanumeric()))
+        });
+        if !placed {
+            continue;
+        }
+        let rest = &raw[i + open.len_utf8()..];
+        let Some(close) = rest.find([']', ')']) else { continue };
+        let inner = &rest[..close];
+        if inner.contains(['[', '(']) {
+            continue;
+        }
+        if let Some((a, b)) = inner.split_once(',')
+            && !b.contains(',')
+            && let (Some(a), Some(b)) = (end(a), end(b))
+        {
+            return Some([a, b]);
+        }
+    }
+    // A chain "a < x < b" (or ≤ / <=).
+    let norm = raw.replace("<=", "≤").replace('<', "≤");
+    let parts: Vec<&str> = norm.split('≤').collect();
+    for w in parts.windows(3) {
+        let a = w[0].trim_end().rsplit(|c: char| c.is_whitespace() || c == '(' || c == ',').next().unwrap_or("");
+        let v = w[1].trim();
+        let b = w[2]
+            .split(|c: char| c.is_whitespace() || c == ')' || c == ',' || c == '?')
+            .find(|t| !t.is_empty())
+            .unwrap_or("");
+        let is_var = v.chars().count() == 1 && v.chars().all(char::is_alphabetic);
+        if is_var && let (Some(a), Some(b)) = (end(a), end(b)) {
             return Some([a, b]);
         }
     }
