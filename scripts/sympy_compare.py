@@ -27,10 +27,17 @@ With --ops the same run also times each case through `tools/call` of the real
 `attest-symbolic` binary (built in release; raw JSON-RPC over stdio, 21 calls per
 case, median) and prints per-operation p50s: library, tools/call and SymPy from text
 (--no-mcp skips the binary).
+
+--ops options: `--only OP[,OP…]` runs only the cases of those operations (e.g.
+`--only integrate`); `--sympy-timeout S` (default 60) stops SymPy on a case after S
+seconds (SIGALRM; its answer and then the comparison each get S seconds): the case is
+reported as "SymPy: timed out after S s", listed apart from the disagreements, and the
+run goes on.
 """
 
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -359,6 +366,32 @@ def sympy_op(r):
     return res, time.perf_counter() - t
 
 
+class SympyTimeout(BaseException):
+    """Raised by SIGALRM; a BaseException so that SymPy's `except Exception` cannot swallow it."""
+
+
+def _alarm(_signum, _frame):
+    raise SympyTimeout
+
+
+def arg_value(flag, default=None):
+    if flag in sys.argv:
+        i = sys.argv.index(flag)
+        if i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+    return default
+
+
+def with_limit(seconds, fn, *args):
+    """fn(*args), or raise SympyTimeout after `seconds` (wall clock)."""
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def mcp_times(rows, calls=21):
     """Median seconds per `tools/call` of each case's tool (`sym.<op>`, the case's
     arguments) through the real `attest-symbolic` binary (release): the MCP server, its
@@ -416,17 +449,28 @@ def mcp_times(rows, calls=21):
 
 def main_ops():
     rows = rust_ops()
+    only = arg_value("--only")
+    if only:
+        rows = [r for r in rows if r["op"] in only.split(",")]
+    limit = float(arg_value("--sympy-timeout", "60"))
     mcp = mcp_times(rows)
-    ratios, agree, notes = [], 0, []
+    ratios, agree, notes, timed_out = [], 0, [], []
     per_op = {}
     for r in rows:
+        timeout = False
         try:
-            res, st = sympy_op(r)
+            res, st = with_limit(limit, sympy_op, r)
+        except SympyTimeout:
+            res, st, timeout = f"SymPy: timed out after {limit:g} s", float("nan"), True
+            timed_out.append((r["op"], r["field"], r["args"], f"SymPy: timed out after {limit:g} s"))
         except Exception as e:  # noqa: BLE001 - report, do not stop
             res, st = f"error: {e}", float("nan")
         ours = r["got"]
         same = None
         try:
+            if timeout:
+                raise LookupError  # not compared; listed with the timeouts
+            signal.setitimer(signal.ITIMER_REAL, limit)  # the comparison gets its own limit
             if r["op"] == "integrate" and "bounds" not in r["args"]:
                 # Antiderivatives agree up to a constant (and log|x| against SymPy's log(x)):
                 # both must differentiate back to the integrand, checked at two points.
@@ -513,13 +557,19 @@ def main_ops():
                 same = res == o or sympy.simplify(res - o) == 0
                 if not same and not res.free_symbols and not o.free_symbols:
                     same = abs(complex(sympy.N(res - o, 30))) < 1e-20  # equal values written differently
+        except SympyTimeout:  # the comparison (SymPy's diff / simplify / N) ran out of time
+            same = None
+            timed_out.append((r["op"], r["field"], r["args"], f"comparison timed out after {limit:g} s"))
+            timeout = True
         except Exception:  # noqa: BLE001
             same = None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         agree += bool(same)
         if same is False:
-            notes.append(("differ", r["op"], r["args"], ours, res))
-        elif same is None:
-            notes.append(("not compared", r["op"], r["args"], ours, str(res)[:60]))
+            notes.append(("differ", r["op"], r["field"], r["args"], ours, res))
+        elif same is None and not timeout:
+            notes.append(("not compared", r["op"], r["field"], r["args"], ours, str(res)[:60]))
         ratios.append(st / r["rust_seconds"])
         m = mcp[len(ratios) - 1]
         per_op.setdefault(r["op"], []).append((r["rust_seconds"], m, st, r["args"]))
@@ -528,6 +578,9 @@ def main_ops():
               f"{r['rust_seconds'] * 1e6:9.1f} µs {mtext} {st * 1e3:8.2f} ms {st / r['rust_seconds']:7.0f}x")
     print(f"\nagreement: {agree}/{len(rows)} (the rest are listed; each is explained in specs/sym.md)")
     for n in notes:
+        print("  ", *n)
+    print(f"SymPy timed out (limit {limit:g} s) on {len(timed_out)} case(s), not counted as disagreements:")
+    for n in timed_out:
         print("  ", *n)
     print("\nper operation, p50 over its cases (library = worker::handle in-process; tools/call = the "
           "release attest-symbolic binary over stdio; SymPy from text):")
