@@ -1220,13 +1220,15 @@ mod tests {
             "INSERT INTO engagement (reader_id, item_id, kind, at) VALUES (3, 9, 'read', 't')",
             "INSERT INTO item_vectors (item_id, model, content_hash, dims, vector, embedded_at) VALUES (9, 'm', 'h', 1, x'0000803f', 't')",
             "INSERT INTO library (key, title, origin, match_key, added, updated, item_id) VALUES ('k', 'T', 'item', 'mk', 't', 't', 9)",
+            "INSERT INTO concept_vectors (name, model, dims, vector, embedded_at) VALUES ('graph neural networks', 'm', 1, x'0000803f', 't')",
+            "INSERT INTO concept_aliases (alias, canonical, model, cosine, relation, merged_at) VALUES ('gnn', 'graph-neural-networks', 'm', 0.97, 'acronym', 't')",
         ] {
             sqlx::query(sql).execute(lite.pool()).await.unwrap();
         }
         let copied = copy::copy(&lite, &pg, false).await.unwrap();
         assert_eq!(copied.tables.len(), TABLES.len());
         assert!(copied.tables.iter().all(|(_, n)| *n >= 1), "{copied:?}");
-        assert_eq!(copied.total(), 14);
+        assert_eq!(copied.total(), 16);
         // Curves keep their order and points, ids their values, and new rows get new ids.
         let curves: Vec<(String, String, i64, String)> =
             sqlx::query_as("SELECT metric, split, n, points FROM run_curves ORDER BY rowid")
@@ -1255,7 +1257,7 @@ mod tests {
         // A target holding data is refused, and replaced only when asked.
         let err = copy::copy(&lite, &pg, false).await.unwrap_err();
         assert!(matches!(err, copy::CopyError::NotEmpty { .. }), "{err}");
-        assert_eq!(copy::copy(&lite, &pg, true).await.unwrap().total(), 14);
+        assert_eq!(copy::copy(&lite, &pg, true).await.unwrap().total(), 16);
 
         // Busy: a table lock held past the lock timeout.
         let mut holder = pg.pool().begin().await.unwrap();
