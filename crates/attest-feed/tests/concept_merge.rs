@@ -7,8 +7,10 @@
 //! server for nothing; a server that is down leaves the tags as words chose them, with
 //! a caveat, and the ingest succeeds. Runs on PostgreSQL too (`ATTEST_TEST_POSTGRES`).
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -134,28 +136,7 @@ impl Drop for Fake {
 }
 
 fn handle(stream: TcpStream, requests: &AtomicUsize, texts: &Mutex<Vec<String>>) {
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let mut len = 0usize;
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':')
-            && k.trim().eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; len];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
+    let Some((line, body)) = common::read_request(&stream) else { return };
     let (ctype, out) = if line.starts_with("POST /v1/embeddings") {
         requests.fetch_add(1, Ordering::SeqCst);
         let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);

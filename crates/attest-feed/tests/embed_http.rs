@@ -5,7 +5,9 @@
 //! are checked by snapshots of the whole `Answer` (the fake server's address becomes
 //! `[server]`, the window's first day `[since]`, times of this run `[time]`).
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -81,28 +83,7 @@ fn keyword_vector(text: &str) -> Vec<f64> {
 }
 
 fn handle(stream: TcpStream, mode: Mode) {
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok();
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    let mut len = 0usize;
-    loop {
-        let mut h = String::new();
-        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = h.split_once(':')
-            && k.trim().eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; len];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
+    let Some((_, body)) = common::read_request(&stream) else { return };
     let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let inputs: Vec<String> = req["input"]
         .as_array()

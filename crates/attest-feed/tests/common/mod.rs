@@ -54,3 +54,28 @@ pub async fn subscribed_with_maya() -> (FeedStore, Catalogue, i64) {
     let reader = store.reader("maya").await.unwrap().unwrap().id;
     (store, c, reader)
 }
+
+/// One HTTP/1.1 request read from a test server's connection: its request line and its
+/// body (by `Content-Length`); `None` when the client went away first.
+pub fn read_request(stream: &std::net::TcpStream) -> Option<(String, Vec<u8>)> {
+    use std::io::{BufRead, BufReader, Read};
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(5))).ok();
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut len = 0usize;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':')
+            && k.trim().eq_ignore_ascii_case("content-length")
+        {
+            len = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).ok()?;
+    Some((line, body))
+}
