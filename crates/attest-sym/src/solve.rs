@@ -153,14 +153,16 @@ pub fn solve_in(text: &str, var: Option<&str>, range: Option<(f64, f64)>, limits
         out.roots.retain(|r| r.numeric.is_nan() || (r.numeric >= lo - slack && r.numeric <= hi + slack));
         let dropped = before - out.roots.len();
         let (a, b) = (attest_core::text::fmt_sig(lo, 12), attest_core::text::fmt_sig(hi, 12));
-        out.notes.push(if dropped == 0 {
-            format!("only roots in [{a}, {b}] were asked for")
-        } else {
-            format!(
+        // A scan over the range already says so; say it again only when roots were left out.
+        let scanned_there = out.notes.iter().any(|n| n.contains(&format!("scanning [{a}, {b}]")));
+        if dropped > 0 {
+            out.notes.push(format!(
                 "only roots in [{a}, {b}] were asked for: {} outside it not listed",
                 attest_core::text::plural(dropped, "root", "roots")
-            )
-        });
+            ));
+        } else if !scanned_there {
+            out.notes.push(format!("only roots in [{a}, {b}] were asked for"));
+        }
     }
     Ok(out)
 }
