@@ -90,7 +90,7 @@ fn cross_validation_by_writer() {
 }
 
 /// Arguments by tool under cross-validation by writer (`FOLD` lines, the pooled report;
-/// `ROUTING_MISSES=<writer,…>|all` prints those writers' argument misses).
+/// `ROUTING_MISSES=<writer,…>|all` prints those writers' argument and route misses).
 #[test]
 fn arguments_by_writer() {
     routing::arguments_by_writer(&ROUTER, "kg", include_str!("routing_cases.toml"));

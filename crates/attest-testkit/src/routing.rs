@@ -353,7 +353,8 @@ pub fn cross_validation_by_writer<F: attest_core::ask::Facts>(
 /// `attest eval routing` scores (right routes only carry arguments). Prints one `FOLD`
 /// line per writer, the pooled report with its per-tool argument counts, and, with
 /// `ROUTING_MISSES` set to a comma-separated list of writers (or `all`), those
-/// writers' argument misses as `ARGS` lines. Returns the pooled report.
+/// writers' argument misses as `ARGS` lines and their wrong and declined routes as
+/// `ROUTE` lines. Returns the pooled report.
 pub fn arguments_by_writer<F: attest_core::ask::Facts>(
     router: &attest_core::ask::Router<F>,
     ns: &str,
@@ -371,8 +372,12 @@ pub fn arguments_by_writer<F: attest_core::ask::Facts>(
             t.right, t.turns, t.wrong, t.args_right, t.args_total
         );
         if show == "all" || show.split(',').any(|w| w == name) {
-            for m in r.misses.iter().filter(|m| m.kind == "args") {
-                eprintln!("ARGS\t{name}\t{:?}\t{:?}\tgot {}", m.q, m.expected, Value::Object(m.args.clone()));
+            for m in &r.misses {
+                if m.kind == "args" {
+                    eprintln!("ARGS\t{name}\t{:?}\t{:?}\tgot {}", m.q, m.expected, Value::Object(m.args.clone()));
+                } else {
+                    eprintln!("ROUTE\t{name}\t{}\t{:?}\t{:?}\tgot {:?}", m.kind, m.q, m.expected, m.got);
+                }
             }
         }
         pooled.add(r);
