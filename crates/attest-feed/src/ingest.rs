@@ -29,6 +29,15 @@ pub struct ParsedFeed {
     pub items: Vec<NewItem>,
 }
 
+/// A feed's failure in one line; a database error in words naming the database (its
+/// file, or the server's address) and the fix that fits it (`attest_store::words`).
+fn failure_words(store: &FeedStore, e: &FeedError) -> String {
+    match e {
+        FeedError::Sql(sql) => attest_store::words(sql, store.store().path()),
+        other => other.to_string(),
+    }
+}
+
 /// A feed that could not be ingested, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FailedFeed {
@@ -401,8 +410,9 @@ pub async fn ingest_all_embedded(
             Ok(got) => store_feed(store, &feed, got).await,
             Err(e) => Err(e),
         };
+        let outcome = outcome.map_err(|e| failure_words(store, &e));
         if let Err(e) = &outcome
-            && let Err(db) = store.record_fetch_error(feed.id, &e.to_string()).await
+            && let Err(db) = store.record_fetch_error(feed.id, e).await
         {
             tracing::warn!(feed = %feed.url, "could not record the fetch error: {db}");
         }
@@ -416,10 +426,10 @@ pub async fn ingest_all_embedded(
             }
             Err(e) => {
                 tracing::warn!(feed = %feed.url, "feed failed: {e}");
-                report.failed.push(FailedFeed { url: feed.url.clone(), error: e.to_string() });
+                report.failed.push(FailedFeed { url: feed.url.clone(), error: e.clone() });
             }
         }
-        done(&FeedDone { feed, outcome: outcome.map_err(|e| e.to_string()) });
+        done(&FeedDone { feed, outcome });
     }
     // Failures in subscription order, whatever order they finished in.
     report.failed.sort_by_key(|f| order.iter().position(|u| *u == f.url));

@@ -455,6 +455,10 @@ impl Trouble {
 /// database's code, never the driver's text.
 pub fn words(e: &sqlx::Error, db: Option<&Path>) -> String {
     match Trouble::of(e) {
+        // A server's error with no address to name: the server's advice, never a file's.
+        Some(t) if db.is_none() && matches!(code_of(e), Some((_, Dialect::Postgres))) => {
+            t.explain_server("the database")
+        }
         Some(t) => t.explain(db),
         None => format!(
             "{} failed a query{}: this is a fault in attest, not in your data; the server log has the detail",
