@@ -9,6 +9,7 @@
 //! derives the graph from the feed archive and serves the `kg.*` catalogue.
 #![warn(missing_docs)]
 
+mod extract;
 pub mod graph;
 pub mod report;
 pub mod router;

@@ -19,6 +19,9 @@ use attest_core::score::{Cue, Scoring, Write, cue};
 use regex::Regex;
 use serde_json::Value;
 
+use crate::extract;
+use extract::Kind;
+
 /// Tools offered when a question is asked back, and after a decline.
 pub const OPTIONS: &[&str] = &["kg.path", "kg.neighbors", "kg.central", "kg.communities", "feed.search"];
 
@@ -196,7 +199,18 @@ pub static RULES: &[Rule<Facts>] = &[
         ],
     )
     .args(concepts_prefix),
+    // Arguments only: a route to cite.related or cite.export decided by the model or
+    // the cues takes its arguments from here (their rules above need a relation
+    // phrase, a library word).
+    Rule::new("cite.related", LIBRARY_WORDS).when(decided_elsewhere).args(related_to),
+    Rule::new("cite.export", EXPORT_PHRASES).when(decided_elsewhere).args(export_what),
 ];
+
+/// Never true when the rules are read in order (a phrase rule always has its phrase);
+/// true when a route decided by the model or the cues asks the rule for arguments.
+fn decided_elsewhere(a: &Asked<'_, Facts>) -> bool {
+    a.phrase.is_none()
+}
 
 /// The knowledge surface's router.
 pub static ROUTER: Router<Facts> = Router {
@@ -260,6 +274,14 @@ static NEIGHBOR: LazyLock<Regex> = LazyLock::new(|| {
 static REF_KEY: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(?P<doi>10\.\d{4,9}/[^\s\x22'<>]+)|\b(?:arxiv:?\s*)?(?P<arxiv>\d{4}\.\d{4,5}(?:v\d+)?)\b|\b(?P<key>[a-z][a-z-]*\d{4}[a-z0-9_-]*)\b",
+    )
+});
+
+/// A reference written as an address ("https://doi.org/10.…", "arxiv.org/abs/…"), or
+/// an arXiv id of the old form ("hep-th/9711200"): the key as written.
+static REF_WRITTEN: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:https?://)?(?:dx\.)?(?:doi\.org/10\.\d{4,9}/[^\s\x22'<>]+|arxiv\.org/(?:abs|pdf)/[^\s\x22'<>]+)|\b(?:hep-(?:th|ph|ex|lat)|astro-ph|cond-mat|gr-qc|quant-ph|math|nucl-th|physics)(?:\.[A-Z]{2})?/\d{7}\b",
     )
 });
 
@@ -615,6 +637,11 @@ impl attest_core::ask::Facts for Facts {
             PATHS.iter().chain(MORE_PATHS.iter()).find_map(|p| {
                 let c = p.captures(&body)?;
                 let (a, b) = (concept(&c["a"]), concept(&c["b"]));
+                // The frame a pattern leaves at a side's edges goes ("shortest path X").
+                let (a, b) = (
+                    extract::tidy(&a, Kind::Path).unwrap_or_default(),
+                    extract::tidy(&b, Kind::Path).unwrap_or_default(),
+                );
                 (!a.is_empty()
                     && !b.is_empty()
                     && a.split_whitespace().count() <= 6
@@ -626,6 +653,7 @@ impl attest_core::ask::Facts for Facts {
             .captures(&body)
             .or_else(|| MORE_NEIGHBOR.iter().find_map(|r| r.captures(&body)))
             .map(|c| concept(&c["a"]))
+            .map(|a| extract::tidy(&a, Kind::Neighbors).unwrap_or_default())
             .filter(|a| {
                 !a.is_empty() && a.split_whitespace().count() <= 6 && !PRONOUNS.contains(&a.to_lowercase().as_str())
             })
@@ -652,10 +680,16 @@ impl attest_core::ask::Facts for Facts {
         .find_map(|p| q.any(p))
         .or_else(|| q.any(LOOKUP_PHRASES).filter(|_| REF_KEY.is_match(&q.raw)))
         .or_else(|| q.any(EXPORT_PHRASES).filter(|_| q.any(LIBRARY_WORDS).is_some()));
-        let key = REF_KEY.captures(&q.raw).and_then(|c| {
-            let k = c.name("doi").or(c.name("arxiv")).or(c.name("key"))?.as_str();
-            Some(k.trim_end_matches(['.', ',', ';', ':', '?', '!', ')']).to_string())
-        });
+        let key = REF_WRITTEN
+            .captures(&q.raw)
+            .map(|c| c[0].to_string())
+            .or_else(|| {
+                REF_KEY.captures(&q.raw).and_then(|c| {
+                    let k = c.name("doi").or(c.name("arxiv")).or(c.name("key"))?.as_str();
+                    Some(k.to_string())
+                })
+            })
+            .map(|k| k.trim_end_matches(['.', ',', ';', ':', '?', '!', ')']).to_string());
         Facts { q, body, citation, key, search, pair, one, prefix }
     }
 
@@ -663,9 +697,18 @@ impl attest_core::ask::Facts for Facts {
         &self.q
     }
 
-    /// A citation question is asked back naming the cite tools whatever else it says.
-    fn keeps(&self, _own: Option<&Decision>) -> bool {
-        self.citation.is_some()
+    /// A citation question is asked back naming the cite tools whatever else it says;
+    /// a concept question whose concepts were cut from it, or a search whose topic was,
+    /// stays ("what do I tend to read together with X" is not a reading list, "search
+    /// my feed archive for X" not a listing of the feed).
+    fn keeps(&self, own: Option<&Decision>) -> bool {
+        let concepts = own.is_some_and(|d| {
+            matches!(d.tool.as_deref(), Some("kg.neighbors" | "kg.path" | "feed.search"))
+                && ["concept", "source", "query"]
+                    .iter()
+                    .any(|k| d.args.get(*k).and_then(Value::as_str).is_some_and(|v| !v.is_empty()))
+        });
+        self.citation.is_some() || concepts
     }
 }
 
@@ -685,12 +728,79 @@ static EXPORT_TAG: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn export_what(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    let tag = EXPORT_TAG.captures(&a.q.raw).map(|c| clean(&c["t"])).filter(|t| {
-        !t.is_empty()
-            && !LIBRARY_WORDS.iter().any(|w| t.to_lowercase().ends_with(w))
-            && t.split_whitespace().count() <= 5
-    });
+    // The references it names are the entries to export.
+    let keys = stated_refs(&a.q.raw);
+    if !keys.is_empty() {
+        return Ok([("keys".to_string(), Value::from(keys))].into_iter().collect());
+    }
+    let tag = extract::options(&a.q.raw, false)
+        .1
+        .tag
+        .or_else(|| EXPORT_TAG.captures(&a.q.raw).and_then(|c| extract::one(&c["t"], Kind::References)))
+        .filter(|t| {
+            !t.is_empty()
+                && !LIBRARY_WORDS.iter().any(|w| t.to_lowercase().ends_with(w))
+                && t.split_whitespace().count() <= 5
+        });
     Ok(tag.map_or_else(Args::new, |t| args(&[("tag", &t)])))
+}
+
+/// Every reference a text names (addresses, DOIs, arXiv ids, citation keys), as
+/// written, in order, without repeats.
+fn stated_refs(text: &str) -> Vec<String> {
+    let mut spans: Vec<(usize, usize)> = REF_WRITTEN.find_iter(text).map(|m| (m.start(), m.end())).collect();
+    for c in REF_KEY.captures_iter(text) {
+        if let Some(m) = c.name("doi").or(c.name("arxiv")).or(c.name("key"))
+            && !spans.iter().any(|(s, e)| m.start() < *e && m.end() > *s)
+        {
+            spans.push((m.start(), m.end()));
+        }
+    }
+    spans.sort_unstable();
+    let mut out: Vec<String> = Vec::new();
+    for (s, e) in spans {
+        let k = text[s..e].trim_end_matches(['.', ',', ';', ':', '?', '!', ')']).to_string();
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// "it cites X and Y", "note that it cites X": the references a saved work cites.
+static CITES: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\b(?:cites|citing|which\s+cites|that\s+cites)\b"));
+
+/// "tag it X", "tagged 'X' and 'Y'", "with the tag X", "tag it A and tag it B": the
+/// tags a saved work gets.
+static SAVE_TAGS: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:tag(?:ged)?(?:\s+it)?(?:\s+(?:with|as))?|with\s+the\s+tags?|under\s+the\s+tags?)\s+(?P<t>.+)$")
+});
+
+fn save_tags(raw: &str) -> Vec<String> {
+    let Some(c) = SAVE_TAGS.captures(raw) else { return Vec::new() };
+    let tail = &c["t"];
+    // Quoted tags are the tags; else the words up to a clause's end, split on "and
+    // (tag it)".
+    let quoted_tags = quoted(tail);
+    let tags: Vec<String> = if quoted_tags.is_empty() {
+        let first = CONCEPT_END.find(tail).map_or(tail, |m| &tail[..m.start()]);
+        static AND_TAG: LazyLock<Regex> =
+            LazyLock::new(|| re(r"(?i)\s+and\s+(?:tag(?:ged)?\s+(?:it\s+)?(?:with\s+)?|also\s+)?"));
+        AND_TAG
+            .split(first)
+            .map(|t| {
+                let t = t.trim().trim_end_matches(|c: char| !c.is_alphanumeric());
+                let t = t.strip_suffix(" as well").or_else(|| t.strip_suffix(" too")).unwrap_or(t);
+                t.trim().to_string()
+            })
+            .filter(|t| {
+                !t.is_empty() && t.split_whitespace().count() <= 4 && !PRONOUNS.contains(&t.to_lowercase().as_str())
+            })
+            .collect()
+    } else {
+        quoted_tags
+    };
+    tags
 }
 
 fn sync_how(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
@@ -702,16 +812,53 @@ fn sync_how(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 static ITEM: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bitem\s*(?:id\s*)?[#:]?\s*(?P<n>\d{1,12})\b"));
 
 fn save_what(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    if let Some(n) = ITEM.captures(&a.q.raw).and_then(|c| c["n"].parse::<i64>().ok()) {
-        return Ok([("item_id".to_string(), Value::from(n))].into_iter().collect());
+    if let Some(m) = BIBTEX.find(&a.q.raw) {
+        let entry = bibtex_entry(&a.q.raw[m.start()..]);
+        return Ok(args(&[("bibtex", entry)]));
     }
-    if let Some(k) = &a.facts.key {
-        return Ok(args(&[("key", k)]));
+    // What it cites is said after "cites"; the work to save before.
+    let (work, cited) = match CITES.find(&a.q.raw) {
+        Some(m) => (&a.q.raw[..m.start()], stated_refs(&a.q.raw[m.end()..])),
+        None => (a.q.raw.as_str(), Vec::new()),
+    };
+    let mut out = Args::new();
+    if let Some(n) = ITEM.captures(work).and_then(|c| c["n"].parse::<i64>().ok()) {
+        out.insert("item_id".to_string(), Value::from(n));
+    } else if let Some(k) = stated_refs(work).into_iter().next() {
+        out.insert("key".to_string(), Value::String(k));
+    }
+    if !out.is_empty() {
+        let tags = save_tags(work);
+        if !tags.is_empty() {
+            out.insert("tags".to_string(), Value::from(tags));
+        }
+        if !cited.is_empty() {
+            out.insert("cites".to_string(), Value::from(cited));
+        }
+        return Ok(out);
     }
     Err(Decision::ask_back(
         "Which work should I save to your library? Pass item_id (a feed item), key (a citation key, DOI or arXiv id), paper (a result of feed.research) or bibtex.",
         &["cite.save", "feed.search"],
     ))
+}
+
+/// A BibTeX entry from its `@` to its balanced closing brace (or the end of the text).
+fn bibtex_entry(text: &str) -> &str {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return &text[..i + c.len_utf8()];
+                }
+            }
+            _ => {}
+        }
+    }
+    text.trim_end()
 }
 
 fn asks_relation(a: &Asked<'_, Facts>) -> bool {
@@ -724,12 +871,24 @@ static RELATED_TO: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 fn related_to(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let (rest, o) = extract::options(&a.q.raw, false);
     if let Some(n) = ITEM.captures(&a.q.raw).and_then(|c| c["n"].parse::<i64>().ok()) {
-        return Ok([("item_id".to_string(), Value::from(n))].into_iter().collect());
+        let mut out: Args = [("item_id".to_string(), Value::from(n))].into_iter().collect();
+        out.extend(o.limit.map(|n| ("limit".to_string(), Value::from(n))));
+        return Ok(out);
     }
-    let x = RELATED_TO.captures(&a.facts.body).map(|c| clean(&c["x"])).filter(|x| !x.is_empty());
+    let x = a
+        .facts
+        .key
+        .clone()
+        .or_else(|| RELATED_TO.captures(&rest).and_then(|c| extract::one(&c["x"], Kind::Related)))
+        .or_else(|| extract::one(&rest, Kind::Related));
     match x {
-        Some(x) => Ok(args(&[("to", &x)])),
+        Some(x) => {
+            let mut out = args(&[("to", &x)]);
+            out.extend(o.limit.map(|n| ("limit".to_string(), Value::from(n))));
+            Ok(out)
+        }
         None => Err(Decision::ask_back(
             "Related to what? Name a work (its key, DOI or arXiv id), a feed item or a concept.",
             &["cite.related", "cite.search"],
@@ -747,15 +906,136 @@ fn lookup_key(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 
 /// cite.search's words: what the references are about (or by), else ask back.
 fn reference_words(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    let words = REF_WORDS.captures(&a.q.raw).map(|c| clean(&c["w"])).filter(|w| !w.is_empty());
-    match words {
-        Some(w) => Ok(args(&[("query", &w)])),
-        None => Err(Decision::ask_back(
-            "Search the references for what? Give a few words of the title, an author or a year.",
-            &["cite.search", "cite.lookup"],
-        )),
+    if BIBTEX.is_match(&a.q.raw) {
+        return Err(reference_back());
+    }
+    let (rest, o) = extract::options(&a.q.raw, false);
+    let words = REF_WORDS
+        .captures(&rest)
+        .and_then(|c| extract::one(&c["w"], Kind::References))
+        // What is left is a search's words only in a sentence that asks for a search
+        // ("fix my references" leaves "fix", which is not what to search for).
+        .or_else(|| a.q.any(SEARCHING).and_then(|_| extract::one(&rest, Kind::References)));
+    if words.is_none() && o.author.is_none() && o.tag.is_none() && o.year.is_none() {
+        return Err(reference_back());
+    }
+    // Words that are only a reference's key are a look-up, not a search: asked back
+    // naming cite.lookup first.
+    if let (Some(w), Some(k)) = (&words, &a.facts.key)
+        && (w == k || k.ends_with(w.as_str()))
+    {
+        return Err(Decision::ask_back(
+            format!("'{k}' is a reference: look it up with cite.lookup, or search the references by words."),
+            &["cite.lookup", "cite.search"],
+        ));
+    }
+    let mut out = Args::new();
+    out.extend(words.map(|w| ("query".to_string(), Value::String(w))));
+    out.extend(o.author.map(|w| ("author".to_string(), Value::String(w))));
+    out.extend(o.tag.map(|w| ("tag".to_string(), Value::String(w))));
+    out.extend(o.year.map(|w| ("year".to_string(), Value::String(w))));
+    out.extend(o.limit.map(|n| ("limit".to_string(), Value::from(n))));
+    Ok(out)
+}
+
+/// Words that ask for a search or a listing of the references.
+const SEARCHING: &[&str] = &[
+    "search",
+    "find",
+    "look",
+    "looking",
+    "any",
+    "anything",
+    "something",
+    "everything",
+    "which",
+    "what",
+    "entries",
+    "entry",
+    "items",
+    "works",
+    "papers",
+    "list",
+    "show",
+    "have",
+    "hits",
+];
+
+fn reference_back() -> Decision {
+    Decision::ask_back(
+        "Search the references for what? Give a few words of the title, an author or a year.",
+        &["cite.search", "cite.lookup"],
+    )
+}
+
+/// A BibTeX entry pasted in a question.
+static BIBTEX: LazyLock<Regex> = LazyLock::new(|| re(r"@[A-Za-z]+\s*\{"));
+
+/// Whether a sentence carries a cue of another kind of argument than `kind`, so what is
+/// left of it is not `kind`'s argument: two concepts to connect, a concept's
+/// neighbourhood, the reference library.
+fn foreign(raw: &str, kind: Kind) -> bool {
+    let q = Question::new(raw);
+    let path = q.any(STRONG_PATH_CUES).is_some() || ARROW.is_match(raw);
+    let near = q.any(STRONG_NEIGHBOR_CUES).is_some();
+    let library = q.any(LIBRARY_WORDS).is_some() || q.any(&["citations", "cite", "zotero"]).is_some();
+    match kind {
+        Kind::Search => path || near || library,
+        Kind::Neighbors => {
+            path && extract::two(raw).is_some() || library || q.any(&["between"]).is_some() || FROM_TO.is_match(raw)
+        }
+        _ => false,
     }
 }
+
+/// "from X to Y": a way between two concepts.
+static FROM_TO: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bfrom\s+\S.*\s(?:to|into|towards)\s+\S"));
+
+/// Words that ask for two concepts to be connected, whatever else the sentence says.
+const STRONG_PATH_CUES: &[&str] = &[
+    "connect",
+    "connects",
+    "connected",
+    "connection",
+    "link",
+    "links",
+    "linked",
+    "linking",
+    "relate",
+    "relates",
+    "related",
+    "relationship",
+    "path",
+    "chain",
+    "bridge",
+    "bridges",
+    "hops",
+    "gets to",
+    "get from",
+    "tie",
+    "ties",
+    "tied",
+    "lead to",
+    "leads to",
+];
+
+/// Words that ask for one concept's neighbourhood, whatever else the sentence says.
+const STRONG_NEIGHBOR_CUES: &[&str] = &[
+    "neighbour",
+    "neighbours",
+    "neighbor",
+    "neighbors",
+    "nearby",
+    "nearest",
+    "adjacent",
+    "closest",
+    "co occur",
+    "co occurs",
+    "cooccur",
+    "surrounding",
+    "surrounds",
+    "next to",
+];
 
 fn states_search(a: &Asked<'_, Facts>) -> bool {
     a.facts.search.is_some()
@@ -780,20 +1060,50 @@ fn citation(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 }
 
 fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    let mut out = args(&[("query", a.facts.search.as_deref().unwrap_or_default())]);
-    if let Some(since) = SINCE.captures(&a.q.raw) {
-        out.insert("since".into(), Value::String(since["d"].to_string()));
+    search_args(&a.q.raw).ok_or_else(search_back)
+}
+
+/// feed.search's arguments: the options the question states, and the topic as the
+/// search pattern captures it once the options are cut, else as what is left of the
+/// sentence. `None` when it states neither a topic nor an author, tag or source.
+fn search_args(raw: &str) -> Option<Args> {
+    let (rest, o) = extract::options(raw, true);
+    let query = match SEARCH.captures(&rest) {
+        Some(c) => extract::one(&c["q"], Kind::Search),
+        // What is left is a topic only when the sentence has no cue of the concept
+        // graph's other tools or of the reference library.
+        None if !foreign(raw, Kind::Search) => extract::one(&rest, Kind::Search),
+        None => return None,
+    };
+    // A phrase in double quotes is searched as a phrase, quotes and all.
+    let query = query.map(|q| if raw.contains(&format!("\"{q}\"")) { format!("\"{q}\"") } else { q });
+    if query.is_none() && o.author.is_none() && o.tag.is_none() && o.source.is_none() {
+        return None;
     }
-    Ok(out)
+    let mut out = Args::new();
+    let mut put = |k: &str, v: Option<Value>| {
+        if let Some(v) = v {
+            out.insert(k.to_string(), v);
+        }
+    };
+    put("query", query.map(Value::String));
+    put("tag", o.tag.map(Value::String));
+    put("author", o.author.map(Value::String));
+    put("source", o.source.map(Value::String));
+    put("kind", o.kind.map(Value::String));
+    put("year", o.year.map(Value::String));
+    put("since", o.since.map(Value::String));
+    put("until", o.until.map(Value::String));
+    put("page", o.page.map(Value::from));
+    put("user", o.user.map(Value::String));
+    put("limit", o.limit.map(Value::from));
+    Some(out)
 }
 
 /// cite.check's draft, when the question names a file.
 fn draft_path(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Ok(DRAFT.captures(&a.q.raw).map_or_else(Args::new, |c| args(&[("path", &c["p"])])))
 }
-
-/// "since 2026-06-01": the date a search starts from.
-static SINCE: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)\bsince\s+(?P<d>\d{4}-\d\d-\d\d)\b"));
 
 /// A draft's path: a word ending in a draft extension.
 static DRAFT: LazyLock<Regex> = LazyLock::new(|| re(r"(?i)(?P<p>[\w./~-]+\.(?:md|markdown|tex|qmd|rmd|ipynb))\b"));
@@ -817,7 +1127,8 @@ fn pair(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 
 fn one(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     let mut out = args(&[("concept", a.facts.one.as_deref().unwrap_or_default())]);
-    out.extend(stated_limit(&a.q.raw));
+    let limit = extract::options(&a.q.raw, false).1.limit;
+    out.extend(limit.map(|n| ("limit".to_string(), Value::from(n))).or_else(|| stated_limit(&a.q.raw)));
     Ok(out)
 }
 
@@ -855,22 +1166,45 @@ fn concepts_prefix(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Ok(out)
 }
 
-fn search_what(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Err(Decision::ask_back(
+/// feed.search without a topic the search pattern captures: what is left of the
+/// sentence, else asked back.
+fn search_what(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    search_args(&a.q.raw).ok_or_else(search_back)
+}
+
+fn search_back() -> Decision {
+    Decision::ask_back(
         "Search what you read for what? Name a topic, e.g. \"what did I read about retrieval\".",
         &["feed.search", "kg.concepts"],
-    ))
+    )
 }
 
-fn which_two(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Err(Decision::ask_back(
-        "Which two concepts should I connect? Pass source and target.",
-        &["kg.path", "kg.neighbors"],
-    ))
+/// kg.path without a pair the patterns capture: the two concepts left once the cue
+/// words are taken away, split on their connective, else asked back.
+fn which_two(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    match extract::two(&a.q.raw) {
+        Some((s, t)) => Ok(args(&[("source", &s), ("target", &t)])),
+        None => Err(Decision::ask_back(
+            "Which two concepts should I connect? Pass source and target.",
+            &["kg.path", "kg.neighbors"],
+        )),
+    }
 }
 
-fn next_to_which(_: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Err(Decision::ask_back("Next to which concept? Pass concept.", &["kg.neighbors", "kg.concepts"]))
+/// kg.neighbors without a concept the patterns capture: what is left of the sentence
+/// once the options are cut, else asked back.
+fn next_to_which(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    let (rest, o) = extract::options(&a.q.raw, false);
+    let concept =
+        Some(()).filter(|_| !foreign(&a.q.raw, Kind::Neighbors)).and_then(|_| extract::one(&rest, Kind::Neighbors));
+    match concept {
+        Some(c) => {
+            let mut out = args(&[("concept", &c)]);
+            out.extend(o.limit.map(|n| ("limit".to_string(), Value::from(n))));
+            Ok(out)
+        }
+        None => Err(Decision::ask_back("Next to which concept? Pass concept.", &["kg.neighbors", "kg.concepts"])),
+    }
 }
 
 /// The evidence that decides what no rule claims (`attest_core::score`): weighted

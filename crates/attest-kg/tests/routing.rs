@@ -38,6 +38,54 @@ fn a_citation_question_without_a_reference_is_asked_back() {
     assert_eq!(d.args["key"], "vaswani2017");
 }
 
+/// Once a tool is decided, its argument is what is left of the sentence (round six):
+/// the shapes that used to be asked back although the tool was clear, and questions
+/// that truly lack the argument, which still are.
+#[test]
+fn arguments_are_what_is_left_and_pronouns_ask_back() {
+    let routed = [
+        ("search my feeds for seagrass restoration", "feed.search", "query", "seagrass restoration"),
+        ("nearby concepts for quantum annealing", "kg.neighbors", "concept", "quantum annealing"),
+        ("neighbours: topic modelling", "kg.neighbors", "concept", "topic modelling"),
+        ("what surrounds reward models in my graph", "kg.neighbors", "concept", "reward models"),
+        ("search my references for 'ridge regression'", "cite.search", "query", "ridge regression"),
+        ("what bridges sparse coding and dictionary learning?", "kg.path", "source", "sparse coding"),
+        ("what bridges sparse coding and dictionary learning?", "kg.path", "target", "dictionary learning"),
+        ("resolve https://arxiv.org/abs/1706.03762", "cite.lookup", "key", "https://arxiv.org/abs/1706.03762"),
+    ];
+    for (q, tool, key, want) in routed {
+        let d = route(q);
+        assert_eq!(d.tool.as_deref(), Some(tool), "{q}: {d:?}");
+        assert_eq!(d.args[key], want, "{q}: {d:?}");
+    }
+    for q in ["search for it", "what is near that?", "how do they connect?", "search my references", "neighbours of it"]
+    {
+        let d = route(q);
+        assert_eq!(d.tool, None, "{q} names no argument: {d:?}");
+        assert!(d.options.len() >= 2, "{q}: {d:?}");
+    }
+    // The options a search states are its options, not its topic.
+    let d = route("items tagged cs.RO about legged robots since 2025-02-01");
+    assert_eq!(d.tool.as_deref(), Some("feed.search"));
+    assert_eq!((d.args["query"].as_str(), d.args["tag"].as_str()), (Some("legged robots"), Some("cs.RO")));
+    assert_eq!(d.args["since"], "2025-02-01");
+    // A work to keep: its item, its tags and what it cites, each where it is said.
+    let d = route("save item 4242 to my library, tag it 'ice sheets' and 'sea level', it cites 2101.00001");
+    assert_eq!(d.tool.as_deref(), Some("cite.save"), "{d:?}");
+    assert_eq!(d.args["item_id"], 4242);
+    assert_eq!(d.args["tags"], serde_json::json!(["ice sheets", "sea level"]));
+    assert_eq!(d.args["cites"], serde_json::json!(["2101.00001"]));
+    // The references an export names are its keys.
+    let d = route("export bibtex for keys lorenz1963deterministic and hasselmann1976stochastic");
+    assert_eq!(d.tool.as_deref(), Some("cite.export"), "{d:?}");
+    assert_eq!(d.args["keys"], serde_json::json!(["lorenz1963deterministic", "hasselmann1976stochastic"]));
+    // Words that only name a verb are no search: "fix my references" is asked back.
+    assert_eq!(route("fix my references").tool, None);
+    // A pasted BibTeX entry is never a search of the references.
+    let d = route("keep this in my library: @article{x2020, title={T}}");
+    assert_ne!(d.tool.as_deref(), Some("cite.search"), "{d:?}");
+}
+
 #[test]
 fn rules_name_only_this_surfaces_tools_in_plain_phrases() {
     let knowledge = Surface::find("knowledge").unwrap();
