@@ -49,6 +49,7 @@ pub mod rat;
 mod rootsum;
 pub mod router;
 mod router_more;
+mod router_words;
 pub mod saturate;
 pub mod series;
 pub mod solve;

@@ -16,6 +16,8 @@ use serde_json::{Map, Value, json};
 
 use crate::parse::KNOWN;
 
+use crate::router_words as words;
+
 /// The routing table, in order: the first rule whose phrase occurs (or that needs none)
 /// and whose condition holds decides; a phrase rule with no expression to work on asks
 /// back for one.
@@ -324,11 +326,17 @@ struct Claim {
 
 impl attest_core::ask::Facts for Facts {
     fn read(question: &str, given: &Args) -> Facts {
-        // `∫ f dx` reads as "integral of f dx" (the sign is not a word).
-        let q = Question::new(&question.replace('∫', " integral "));
+        // `∫ f dx` reads as "integral of f dx" (the sign is not a word); an operation's
+        // name misspelt ("smplfy", "intgrate") is read as the name.
+        let q = Question::new(&spelled(&question.replace('∫', " integral ")));
         let expr = given.get("expr").and_then(Value::as_str).map(str::trim).filter(|e| !e.is_empty());
         let (found, units, claim) = match expr {
-            Some(e) => (Some(Extracted::from_expr(e)), None, None),
+            // The points stated in the question still count ("value at x=1.5").
+            Some(e) => {
+                let mut f = Extracted::from_expr(e);
+                f.subs = stated_values(question);
+                (Some(f), None, None)
+            }
             None => (extract(question), units_fragment(question), calculus_claim(&q)),
         };
         let special = crate::router_more::special(question, &q, expr);
@@ -359,6 +367,114 @@ impl attest_core::ask::Facts for Facts {
     fn unclear(&self) -> Option<Decision> {
         self.found.as_ref().map(ask_what)
     }
+}
+
+/// The names of operations a question is routed by, which a misspelling would hide
+/// from the rules, the scoring and the learned model alike.
+const OPERATIONS: &[&str] = &[
+    "simplify",
+    "integrate",
+    "integral",
+    "differentiate",
+    "derivative",
+    "antiderivative",
+    "factorise",
+    "factorize",
+    "evaluate",
+    "calculate",
+    "compute",
+    "expand",
+    "solve",
+];
+
+/// Real words an edit or two from an operation's name, never corrected.
+const NOT_MISSPELT: &[&str] = &[
+    "simply",
+    "simple",
+    "simpler",
+    "simplest",
+    "amplify",
+    "integer",
+    "integers",
+    "integrand",
+    "integrands",
+    "interval",
+    "intervals",
+    "internal",
+    "derivation",
+    "derivations",
+    "derivate",
+    "differential",
+    "differentials",
+    "factorial",
+    "factorials",
+    "factors",
+    "intimate",
+    "compete",
+    "commute",
+    "expend",
+];
+
+/// The question with each word that is an operation's name misspelt by one edit (two
+/// for names of eight letters or more: "smplfy", "simplyfy", "intgrate",
+/// "diferentiate") written as the name. Inflections ("simplified", "integrating") and
+/// real words near a name ([`NOT_MISSPELT`]) stay as written; so do words under five
+/// letters.
+pub(crate) fn spelled(question: &str) -> String {
+    let mut out = String::with_capacity(question.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(&correct(word).unwrap_or_else(|| word.clone()));
+        word.clear();
+    };
+    for c in question.chars() {
+        if c.is_ascii_alphabetic() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// The operation's name a misspelt word stands for, if it is one.
+fn correct(word: &str) -> Option<String> {
+    let w = word.to_ascii_lowercase();
+    if w.len() < 5 || OPERATIONS.contains(&w.as_str()) || NOT_MISSPELT.contains(&w.as_str()) {
+        return None;
+    }
+    OPERATIONS
+        .iter()
+        .filter(|op| !w.starts_with(&op[..op.len() - 1]))
+        .map(|op| (edits(&w, op), *op))
+        .filter(|(d, op)| *d <= if op.len() >= 8 && w.len() >= 6 { 2 } else { 1 })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, op)| op.to_string())
+}
+
+/// Edits (insertions, deletions, substitutions, swaps of neighbours) between two
+/// ASCII words.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 fn special_is(a: &Asked<'_, Facts>, tool: &str) -> bool {
@@ -482,9 +598,12 @@ fn arguments(tool: &str, facts: &Facts, f: &Extracted) -> Args {
     let mut args = Map::new();
     match tool {
         // One claim is the tool's `equation` (`expr` is only its alias).
-        "sym.verify" => match &f.rhs {
-            Some(r) => {
-                args.insert("lhs".into(), json!(f.lhs));
+        "sym.verify" => match f.rhs.clone().map(|r| (f.lhs.clone(), r)).or_else(|| {
+            // Two expressions named apart ("A and B", "lhs: A, rhs: B") are its sides.
+            (!f.lhs.contains('=')).then(|| two_sides(&facts.q.raw)).flatten()
+        }) {
+            Some((l, r)) => {
+                args.insert("lhs".into(), json!(l));
                 args.insert("rhs".into(), json!(r));
             }
             None => {
@@ -548,6 +667,72 @@ fn arguments(tool: &str, facts: &Facts, f: &Extracted) -> Args {
         args.entry("var").or_insert_with(|| json!(v));
     }
     args
+}
+
+/// The two sides of a comparison named apart: labelled ("lhs: A, rhs: B", "left side A,
+/// right side B") or two expressions joined by "and" ("are A and B the same?"), at
+/// least one of them written as notation. `None` otherwise.
+fn two_sides(raw: &str) -> Option<(String, String)> {
+    let toks = tokens(raw);
+    let low: Vec<String> = toks.iter().map(|t| t.text.to_lowercase()).collect();
+    let side = |text: &str| -> Option<String> {
+        let t = text.trim().trim_matches([',', ';', '.', ':', '=']).trim();
+        expression_in(t).or_else(|| {
+            (!t.is_empty() && crate::parse_expr(t, &crate::Limits::default()).is_ok()).then(|| t.to_string())
+        })
+    };
+    // Labelled sides: where each label ends, and where the next label starts.
+    let label = |names: &[&[&str]]| -> Option<(usize, usize)> {
+        (0..toks.len()).find_map(|i| {
+            names.iter().find_map(|n| {
+                let hit = low.get(i..i + n.len()).is_some_and(|ws| {
+                    ws.iter()
+                        .zip(n.iter())
+                        .all(|(w, p)| w == p || w.strip_prefix(p).is_some_and(|r| r.starts_with('=')))
+                });
+                hit.then(|| {
+                    let last = &toks[i + n.len() - 1];
+                    let eq = last.text.find('=').map_or(last.end, |e| last.start + e + 1);
+                    (toks[i].start, eq)
+                })
+            })
+        })
+    };
+    if let (Some((_, l_end)), Some((r_start, r_end))) = (
+        label(&[&["lhs"], &["left", "side"], &["left", "hand", "side"]]),
+        label(&[&["rhs"], &["right", "side"], &["right", "hand", "side"]]),
+    ) && l_end <= r_start
+    {
+        let rest = &raw[r_end..];
+        // The right side runs to the end of its sentence.
+        let stop = tokens(rest).iter().find(|t| t.colon).map_or(rest.len(), |t| t.end);
+        if let (Some(l), Some(r)) = (side(&raw[l_end..r_start]), side(&rest[..stop])) {
+            return Some((l, r));
+        }
+    }
+    // "A and B", one of them notation.
+    let names = symbols(&toks);
+    let mathy = |k: usize| is_mathy(&toks[k].text) || names.iter().any(|n| *n == toks[k].text);
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if mathy(i) {
+            let s = i;
+            while i + 1 < toks.len() && !toks[i].colon && mathy(i + 1) {
+                i += 1;
+            }
+            runs.push((s, i));
+        }
+        i += 1;
+    }
+    let strong = |(a, b): (usize, usize)| (a..=b).any(|k| is_strong(&toks[k].text));
+    runs.windows(2).find_map(|w| {
+        let (l, r) = (w[0], w[1]);
+        let joined = r.0 == l.1 + 2 && low[l.1 + 1] == "and" && !toks[l.1].colon;
+        let text = |(a, b): (usize, usize)| raw[toks[a].start..toks[b].end].to_string();
+        (joined && (strong(l) || strong(r)) && !text(l).contains('=') && !text(r).contains('='))
+            .then(|| (text(l), text(r)))
+    })
 }
 
 /// Cues naming an operation on the expression that follows ("the derivative of x^3").
@@ -723,7 +908,9 @@ fn named_after(q: &Question, phrases: &[&str], greek: bool) -> Option<String> {
                 && q.words
                     .get(i + len + 1)
                     .is_some_and(|w| w.text.chars().count() >= 3 && !KNOWN.contains(&w.text.as_str()));
-            if (one_letter && !article) || (greek && GREEK.contains(&next.text.as_str())) {
+            // A name of several letters the expression uses ("with respect to Km").
+            let symbol = greek && symbols(&tokens(&q.raw)).iter().any(|n| *n == q.raw[next.start..next.end]);
+            if (one_letter && !article) || (greek && GREEK.contains(&next.text.as_str())) || symbol {
                 // An index written with an underscore belongs to the name: `c_out`, `x_1`.
                 let tail: String = q.raw[next.end..]
                     .strip_prefix('_')
@@ -1013,9 +1200,10 @@ fn tokens(raw: &str) -> Vec<Tok> {
 
 fn is_mathy(t: &str) -> bool {
     // A hyphenated word ("taylor-expand", "co-author", "closed-form") is prose.
+    // ("log-likelihood" too: a function's name before a word is still a word.)
     if t.contains('-')
         && t.split('-').all(|p| p.chars().count() >= 2 && p.chars().all(char::is_alphabetic))
-        && !KNOWN.contains(&t.split('-').next().unwrap_or_default().to_lowercase().as_str())
+        && t.split('-').any(|p| p.chars().count() >= 3 && !KNOWN.contains(&p.to_lowercase().as_str()))
     {
         return false;
     }
@@ -1028,15 +1216,18 @@ fn is_mathy(t: &str) -> bool {
     {
         return false;
     }
-    if t.chars().any(|c| c.is_ascii_digit() || "+-*/^()=|\\_[]{}<>".contains(c)) {
+    if t.chars().any(|c| c.is_ascii_digit() || "+-*/^()=|\\_[]{}<>".contains(c) || UNICODE_MATH.contains(c)) {
         return true;
     }
     let lower = t.to_lowercase();
     (t.chars().count() == 1 && t.chars().all(char::is_alphabetic)) || KNOWN.contains(&lower.as_str()) || lower == "ln"
 }
 
+/// Mathematics typed with Unicode: the minus sign, products, powers, roots, partials.
+const UNICODE_MATH: &str = "−×·÷²³⁴⁵⁶⁷⁸⁹⁰¹ⁿˣ√∂≤≥≠";
+
 fn is_strong(t: &str) -> bool {
-    t.chars().any(|c| c.is_ascii_digit() || "+-*/^()=|\\".contains(c))
+    t.chars().any(|c| c.is_ascii_digit() || "+-*/^()=|\\".contains(c) || UNICODE_MATH.contains(c))
         || KNOWN.contains(&t.to_lowercase().trim_end_matches(['(', ')']))
 }
 
@@ -1076,7 +1267,7 @@ fn extract(raw: &str) -> Option<Extracted> {
     }
     let spans = math_spans(raw);
     match spans.as_slice() {
-        [] => extract_plain(raw),
+        [] => with_spoken(raw, extract_plain(raw)),
         [one] => {
             let mut inside = extract_plain(one)?;
             let outside = raw.replace(one, " ").replace("\\(", " ").replace("\\)", " ").replace('$', " ");
@@ -1091,6 +1282,34 @@ fn extract(raw: &str) -> Option<Extracted> {
             Some(Extracted { lhs: spans.join("\n"), rhs: None, subs: Map::new(), differential: None })
         }
         _ => extract_plain(&raw.replace("\\(", " ").replace("\\)", " ").replace('$', " ")),
+    }
+}
+
+/// The one expression a piece of a question holds (no equation, no substitution), for
+/// the readers of `router_more` that cut a question around its notation.
+pub(crate) fn expression_in(raw: &str) -> Option<String> {
+    let e = extract(raw)?;
+    (e.rhs.is_none() && !e.lhs.contains('=')).then_some(e.lhs)
+}
+
+/// Mathematics said in words ("the derivative of x squared times sine x"): the stretch
+/// of the question [`words::spoken`] reads, in notation, when the written reading found
+/// nothing or only a piece of it ("sin x" of "sin x over x"); otherwise the written
+/// reading as it is.
+fn with_spoken(raw: &str, plain: Option<Extracted>) -> Option<Extracted> {
+    let toks = tokens(raw);
+    let words: Vec<String> = toks.iter().map(|t| t.text.to_lowercase()).collect();
+    let Some((a, b, text)) = words::spoken(&words) else { return plain };
+    let span = &raw[toks[a].start..toks[b - 1].end];
+    match plain {
+        None => {
+            let differential = toks.get(b).and_then(|t| differential_var(&t.text));
+            Some(Extracted { lhs: text, rhs: None, subs: Map::new(), differential })
+        }
+        Some(p) if p.rhs.is_none() && span.contains(p.lhs.as_str()) && span.len() > p.lhs.len() => {
+            Some(Extracted { lhs: text, ..p })
+        }
+        Some(p) => Some(p),
     }
 }
 
@@ -1132,9 +1351,78 @@ fn math_spans(raw: &str) -> Vec<&str> {
     }
 }
 
+/// Names of more than one letter the question uses as symbols ("Vmax", "Km", "eps"):
+/// those written inside notation ("S/(Km+S)", "Vmax/(1+Km/S)") or given a value
+/// ("Vmax = 12"). A word standing alone elsewhere with one of these names is part of
+/// the expression, not prose.
+fn symbols(toks: &[Tok]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        let lower = name.to_lowercase();
+        if name.chars().count() >= 2
+            && name.chars().next().is_some_and(char::is_alphabetic)
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !KNOWN.contains(&lower.as_str())
+            && !out.iter().any(|n| n == name)
+        {
+            out.push(name.to_string());
+        }
+    };
+    for (i, t) in toks.iter().enumerate() {
+        // Notation, not a hyphenated word ("log-likelihood", "Lennard-Jones").
+        if t.text.contains(|c: char| "+-*/^()=".contains(c)) && is_mathy(&t.text) {
+            // A call ("sigmoid(") names a function, not a symbol.
+            for piece in t.text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                if !piece.is_empty() && !t.text.contains(&format!("{piece}(")) {
+                    add(piece);
+                }
+            }
+        }
+        if toks.get(i + 1).is_some_and(|n| n.text == "=" || n.text.starts_with('=')) {
+            add(&t.text);
+        }
+        if let Some((name, value)) = t.text.split_once('=')
+            && !value.is_empty()
+        {
+            add(name);
+        }
+    }
+    out
+}
+
+/// The values a question states for letters ("at x=1.5", "plug in D=1e-9, t=60",
+/// "with r = 0.05 and n = 10"), read beside an expression given apart.
+fn stated_values(raw: &str) -> Map<String, Value> {
+    let toks = tokens(raw);
+    let mut out = Map::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let lead = i.checked_sub(1).map(|k| toks[k].text.to_lowercase());
+        let plugged = lead.as_deref() == Some("in")
+            && i.checked_sub(2)
+                .is_some_and(|k| matches!(toks[k].text.to_lowercase().as_str(), "plug" | "put" | "substitute"));
+        if is_mathy(&toks[i].text) && (plugged || lead.as_deref().is_some_and(|l| SUB_LEADS.contains(&l))) {
+            let s = i;
+            while i + 1 < toks.len() && !toks[i].colon && (is_mathy(&toks[i + 1].text) || toks[i + 1].text == "and") {
+                i += 1;
+            }
+            let text = &raw[toks[s].start..toks[i].end];
+            if text.contains('=') {
+                for (k, v) in parse_subs(text) {
+                    out.entry(k).or_insert(v);
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// [`extract`] over a question without `$` delimiters.
 fn extract_plain(raw: &str) -> Option<Extracted> {
     let toks = tokens(raw);
+    let names = symbols(&toks);
+    let is_mathy = |t: &str| is_mathy(t) || names.iter().any(|n| n == t);
     // runs of math-looking tokens: (first, last) token indices
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
@@ -1155,7 +1443,16 @@ fn extract_plain(raw: &str) -> Option<Extracted> {
     let mut sub_runs = Vec::new();
     for &(a, b) in &runs {
         let lead = a.checked_sub(1).map(|k| toks[k].text.to_lowercase());
-        if lead.as_deref().is_some_and(|l| SUB_LEADS.contains(&l)) && text((a, b)).contains('=') {
+        // "plug in D=1e-9": "in" after a verb of substituting leads values too.
+        let plugged = lead.as_deref() == Some("in")
+            && a.checked_sub(2)
+                .is_some_and(|k| matches!(toks[k].text.to_lowercase().as_str(), "plug" | "put" | "substitute"));
+        // "at m=2 and c = 3": a value after "and" continues the values before it.
+        let continued = lead.as_deref() == Some("and")
+            && a.checked_sub(2).is_some_and(|k| sub_runs.iter().any(|r: &(usize, usize)| r.1 == k));
+        if (plugged || continued || lead.as_deref().is_some_and(|l| SUB_LEADS.contains(&l)))
+            && text((a, b)).contains('=')
+        {
             let parsed = parse_subs(&text((a, b)));
             if !parsed.is_empty() {
                 subs.extend(parsed);
@@ -1182,6 +1479,15 @@ fn extract_plain(raw: &str) -> Option<Extracted> {
         let between: Vec<String> = toks[l.1 + 1..r.0].iter().map(|t| t.text.to_lowercase()).collect();
         if JOINERS.iter().any(|j| between.iter().map(String::as_str).eq(j.iter().copied())) {
             return Some(Extracted { lhs: text(l), rhs: Some(text(r)), subs, differential: None });
+        }
+    }
+    // Only values stated ("value of k T at T=300 with k = …"): the letters they are
+    // given for, written apart, are the expression.
+    if candidates.is_empty() && !subs.is_empty() {
+        let named =
+            |(a, b): (usize, usize)| (a..=b).all(|k| subs.contains_key(toks[k].text.as_str()) || toks[k].text == "*");
+        if let Some(r) = sides.iter().copied().find(|r| named(*r)) {
+            candidates.push(r);
         }
     }
     let best = candidates.into_iter().max_by_key(|r| (toks[r.1].end - toks[r.0].start, std::cmp::Reverse(r.0)))?;
@@ -1420,7 +1726,7 @@ fn units_fragment(raw: &str) -> Option<String> {
             let verb = w[3].text.to_lowercase();
             let (n, u) = if matches!(verb.as_str(), "is" | "in") { (&w[4], &w[5]) } else { continue };
             if n.text.parse::<f64>().is_ok() && unit(u) {
-                return Some(format!("{} {} to {}", n.text, u.text, w[2].text));
+                return Some(format!("{} {} in {}", n.text, u.text, w[2].text));
             }
         }
     }
@@ -1433,7 +1739,7 @@ fn units_fragment(raw: &str) -> Option<String> {
             && w[5].text.parse::<f64>().is_ok()
             && unit(&w[6])
         {
-            return Some(format!("{} {} to {}", w[5].text, w[6].text, w[2].text));
+            return Some(format!("{} {} in {}", w[5].text, w[6].text, w[2].text));
         }
     }
     for (i, t) in toks.iter().enumerate() {
@@ -1571,6 +1877,73 @@ mod tests {
         assert_eq!(v.tool.as_deref(), Some("sym.verify"));
         assert_eq!(v.args["lhs"], "sin^2 x + cos^2 x");
         assert_eq!(v.args["rhs"], "1");
+    }
+
+    #[test]
+    fn an_operation_misspelt_is_read_as_its_name() {
+        assert_eq!(spelled("smplfy x(x+1) - x"), "simplify x(x+1) - x");
+        assert_eq!(spelled("intgrate sec(x)^2, please"), "integrate sec(x)^2, please");
+        assert_eq!(spelled("Simplyfy (x^4 - 1)"), "simplify (x^4 - 1)");
+        assert_eq!(spelled("diferentiate t^2"), "differentiate t^2");
+        // Inflections, real words near a name and short words stay as written.
+        for kept in [
+            "simply put, simplified and integrating",
+            "on the interval [0, 1], the integrand",
+            "a differential equation with factors",
+            "solved, solves, sold",
+        ] {
+            assert_eq!(spelled(kept), kept);
+        }
+    }
+
+    #[test]
+    fn a_limit_is_read_in_any_order_and_asked_back_without_a_point() {
+        let d = route("what does 1/x do as x approaches 0 from the left", "");
+        assert_eq!(d.tool.as_deref(), Some("sym.limit"), "{d:?}");
+        assert_eq!((d.args["expr"].as_str(), d.args["to"].as_i64()), (Some("1/x"), Some(0)));
+        assert_eq!(d.args["direction"], "left");
+        let at = route("does (x^2 - 4)/(x - 2) have a limit at x = 2", "");
+        assert_eq!((at.tool.as_deref(), at.args["to"].as_i64()), (Some("sym.limit"), Some(2)), "{at:?}");
+        let given = route("limit at infinity?", "(3x^2+1)/(x^2-2)");
+        assert_eq!((given.tool.as_deref(), given.args["to"].as_str()), (Some("sym.limit"), Some("oo")), "{given:?}");
+        // No point, or no expression: asked back, nothing invented.
+        for q in ["what is the limit of sin(x)/x?", "what is the limit as x goes to 0?", "limit at 0 please"] {
+            assert_eq!(route(q, "").tool, None, "{q}");
+        }
+        // A point without a word of limits is an evaluation's, not a limit's.
+        assert_ne!(route("evaluate x^2 + 1 at x = 3", "").tool.as_deref(), Some("sym.limit"));
+    }
+
+    #[test]
+    fn two_sides_are_read_when_named_apart() {
+        assert_eq!(two_sides("are sqrt(x^2) and x the same?"), Some(("sqrt(x^2)".into(), "x".into())));
+        assert_eq!(
+            two_sides("lhs (x^3+1)/(x+1), rhs x^2 - x + 1. equal?"),
+            Some(("(x^3+1)/(x+1)".into(), "x^2 - x + 1".into()))
+        );
+        assert_eq!(
+            two_sides("left side e^(a+b), right side e^a times e^b"),
+            Some(("e^(a+b)".into(), "e^a e^b".into()))
+        );
+        // Equations joined by "and" are a system, not two sides; words alone are none.
+        assert_eq!(two_sides("x + y = 3 and x - y = 1"), None);
+        assert_eq!(two_sides("are these two the same?"), None);
+    }
+
+    #[test]
+    fn names_of_several_letters_are_symbols_when_used_as_symbols() {
+        let names = |q: &str| symbols(&tokens(q));
+        assert_eq!(names("check that Vmax S/(Km+S) equals Vmax/(1+Km/S)"), ["Km", "Vmax"]);
+        assert_eq!(names("value of kcat E with kcat = 3"), ["kcat"]);
+        assert!(names("the log-likelihood of sigmoid(x) for the Lennard-Jones model").is_empty());
+        let d = route("value of k T at T=300 with k = 2", "");
+        assert_eq!((d.tool.as_deref(), d.args["expr"].as_str()), (Some("sym.evaluate"), Some("k T")), "{d:?}");
+    }
+
+    #[test]
+    fn values_stated_beside_a_given_expression_are_read() {
+        let d = route("value at x=1.5", "x^3 - 2x + 1");
+        assert_eq!(d.args["subs"]["x"], 1.5, "{d:?}");
     }
 
     #[test]

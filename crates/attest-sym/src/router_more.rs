@@ -19,6 +19,7 @@ pub(crate) fn special(raw: &str, q: &Question, given: Option<&str>) -> Option<(&
         .or_else(|| sum(raw, q, given).map(|a| ("sym.sum", a)))
         .or_else(|| system(raw, q, given).map(|a| ("sym.solve", a)))
         .or_else(|| integral(raw, given).map(|a| ("sym.integrate", a)))
+        .or_else(|| limit_in_words(raw, q, given).map(|a| ("sym.limit", a)))
 }
 
 /// The byte offset of `needle` (ASCII, lower case) in `hay`, matched ignoring ASCII case.
@@ -154,7 +155,7 @@ fn matrix(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         return None;
     }
     let mut args = Args::new();
-    args.insert("expr".into(), json!(text[start..end].trim()));
+    let mut expr = text[start..end].trim().to_string();
     let op =
         if q.any(&["eigenvalue", "eigenvalues", "eigen", "characteristic", "eigenvector", "eigenvectors"]).is_some() {
             Some("eigenvalues")
@@ -171,6 +172,15 @@ fn matrix(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         } else {
             None
         };
+    // "multiply A by B", "A with B", "A times B": the product written as one.
+    if op == Some("product") {
+        for joiner in ["by", "with", "and", "times"] {
+            for gap in [" ", "  "] {
+                expr = expr.replace(&format!("]]{gap}{joiner}{gap}[["), "]] * [[");
+            }
+        }
+    }
+    args.insert("expr".into(), json!(expr));
     if let Some(op) = op {
         args.insert("operation".into(), json!(op));
     }
@@ -303,7 +313,9 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
             .iter()
             .any(|w| q.find(w).and_then(|i| q.words.get(i + 1)).is_some_and(|n| parses(&point_word(&n.text))));
         let to_order = q.words.windows(2).any(|w| w[0].text == "order" && w[1].text.parse::<u32>().is_ok());
-        (about || to_order).then(|| q.any(&["series of", "expansion of", "terms of", "expand"]))?
+        (about || to_order).then(|| {
+            q.any(&["series of", "expansion of", "terms of", "expand", "expanded", "series", "approximation"])
+        })?
     })?;
     let ts = toks(raw);
     let mut args = Args::new();
@@ -322,44 +334,45 @@ fn series(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         " in ",
         " to ",
     ];
-    let expr = match given {
-        Some(g) => g.to_string(),
-        None => {
-            let c = find_ci(raw, cue)? + cue.len();
-            let rest = &raw[c..];
-            // "series of F", "expand F": the expression follows the cue itself.
-            let follows = cue.ends_with(" of") || cue == "expand";
-            let start = if follows { Some(0) } else { None };
-            match start
-                .or_else(|| find_ci(rest, " of ").map(|p| p + 4))
-                .or_else(|| find_ci(rest, " for ").map(|p| p + 5))
+    let by_cue = || -> Option<String> {
+        let c = find_ci(raw, cue)? + cue.len();
+        let rest = &raw[c..];
+        // "series of F", "expand F": the expression follows the cue itself.
+        let follows = cue.ends_with(" of") || cue == "expand";
+        let start = if follows { Some(0) } else { None };
+        match start.or_else(|| find_ci(rest, " of ").map(|p| p + 4)).or_else(|| find_ci(rest, " for ").map(|p| p + 5)) {
+            Some(start) => {
+                let body = &rest[start..];
+                let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
+                Some(clean(&body[..end]))
+            }
+            // "taylor-expand F around 1": the expression follows the verb.
+            None if ["-expand ", " expand ", "-expansion ", " expansion "]
+                .iter()
+                .any(|v| rest.to_lowercase().starts_with(v)) =>
             {
-                Some(start) => {
-                    let body = &rest[start..];
-                    let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
-                    clean(&body[..end])
-                }
-                // "taylor-expand F around 1": the expression follows the verb.
-                None if ["-expand ", " expand ", "-expansion ", " expansion "]
-                    .iter()
-                    .any(|v| rest.to_lowercase().starts_with(v)) =>
-                {
-                    let body = &rest[(rest.len() - rest.trim_start().len()) + rest.trim_start().find(' ')? + 1..];
-                    let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
-                    clean(&body[..end])
-                }
-                // "expand F in a Taylor series", "write F as a power series"
-                None => {
-                    let head = &raw[..find_ci(raw, cue)?];
-                    let lead =
-                        ["expand ", "write ", "develop "].iter().find_map(|w| find_ci(head, w).map(|p| p + w.len()))?;
-                    let body = &head[lead..];
-                    let end =
-                        [" in ", " as ", " into "].iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
-                    clean(&body[..end])
-                }
+                let body = &rest[(rest.len() - rest.trim_start().len()) + rest.trim_start().find(' ')? + 1..];
+                let end = stops.iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
+                Some(clean(&body[..end]))
+            }
+            // "expand F in a Taylor series", "write F as a power series"
+            None => {
+                let head = &raw[..find_ci(raw, cue)?];
+                let lead =
+                    ["expand ", "write ", "develop "].iter().find_map(|w| find_ci(head, w).map(|p| p + w.len()))?;
+                let body = &head[lead..];
+                let end =
+                    [" in ", " as ", " into "].iter().filter_map(|s| find_ci(body, s)).min().unwrap_or(body.len());
+                Some(clean(&body[..end]))
             }
         }
+    };
+    let expr = match given {
+        Some(g) => g.to_string(),
+        // Otherwise what is left of the question once the options (the point, the
+        // order) are cut out: "taylor sqrt(1+x) order 5", "cos(theta) expanded about
+        // pi/2 to order 4".
+        None => by_cue().filter(|e| parses(e)).or_else(|| series_leftover(raw))?,
     };
     if !parses(&expr) {
         return None;
@@ -428,7 +441,8 @@ fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
         }
     }
     let sigma = raw.contains('Σ') || raw.contains('∑');
-    let cue = q.any(&["sum of", "sum", "series", "summation", "add up"]).or(sigma.then_some("Σ"))?;
+    let cue =
+        q.any(&["sum of", "sum", "series", "summation", "add up", "summed", "total of"]).or(sigma.then_some("Σ"))?;
     let converge = q.any(&["converge", "converges", "convergent", "diverge", "diverges", "divergent", "convergence"]);
     let ts = toks(raw);
     // Bounds: "from k = 1 to n", "for k from 1 to n", "k = 1 to n", "from 1 to infinity".
@@ -449,7 +463,12 @@ fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
             Some((None, a.text.to_string(), j + 1))
         };
         let found = match w.as_str() {
-            "from" => read(i + 1),
+            // "k from 1 to oo": the letter before "from" is the index.
+            "from" => read(i + 1).map(|(k, a, j)| {
+                let before = i.checked_sub(1).map(|p| ts[p].text.trim_matches(','));
+                let named = before.filter(|b| b.chars().count() == 1 && b.chars().all(char::is_alphabetic));
+                (k.or_else(|| named.map(str::to_string)), a, j)
+            }),
             "for" if ts.get(i + 2).is_some_and(|t| t.text.eq_ignore_ascii_case("from")) => {
                 read(i + 3).map(|(_, a, j)| (Some(ts[i + 1].text.to_string()), a, j))
             }
@@ -465,6 +484,16 @@ fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
             break;
         }
     }
+    // "k=1..n", "i=0..20": the index and both bounds in one piece.
+    if bounds.is_none() {
+        bounds = ts.iter().find_map(|t| {
+            let w = t.text.trim_end_matches([',', '?', '.', ';']);
+            let (k, range) = w.split_once('=')?;
+            let (a, b) = range.split_once("..")?;
+            (!k.is_empty() && !a.is_empty() && !b.is_empty())
+                .then(|| (Some(k.to_string()), a.to_string(), point_word(b), t.start))
+        });
+    }
     if bounds.is_none() && converge.is_none() {
         return None;
     }
@@ -478,12 +507,37 @@ fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
             };
             let end = bounds.as_ref().map(|b| b.3).unwrap_or(raw.len()).max(c);
             let mut body = raw[c..end].to_string();
+            let whole = body.clone();
             for stop in [" converge", " diverge", " for ", " over ", " where ", ", "] {
                 if let Some(p) = find_ci(&body, stop) {
                     body.truncate(p);
                 }
             }
-            strip_tail(&clean(after_words(body.trim_start())))
+            let read = strip_tail(&clean(after_words(body.trim_start())));
+            // Otherwise the summand is what the words around it hold ("sum over k of
+            // 1/k", "k squared"), or follows the bounds ("sum over t from 1 to
+            // infinity of 100/(1.05)^t").
+            let after_bounds = || {
+                let b = bounds.as_ref()?;
+                let at = ts.iter().position(|t| t.start == b.3)?;
+                let upper_end = ts[at..].iter().find(|t| point_word(t.text) == b.2 || t.text.contains(".."))?.end;
+                let rest = raw[upper_end..].trim_start();
+                let rest = rest.strip_prefix("of ").unwrap_or(rest);
+                crate::router::expression_in(&strip_tail(rest))
+            };
+            if parses(&read) {
+                read
+            } else {
+                crate::router::expression_in(&strip_tail(&whole))
+                    .filter(|e| parses(e))
+                    .or_else(after_bounds)
+                    // "does 1/n summed from n=1 to oo diverge": before the cue.
+                    .or_else(|| {
+                        let at = if cue == "Σ" { raw.find(['Σ', '∑']) } else { find_ci(raw, cue) };
+                        crate::router::expression_in(raw.get(..at?)?)
+                    })
+                    .unwrap_or(read)
+            }
         }
     };
     if !parses(&expr) {
@@ -506,6 +560,36 @@ fn sum(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
     Some(args)
 }
 
+/// A series' expression as what is left of the question with its point ("about
+/// pi/2", "at x = 0", "near zero") and order ("order 4", "up to x^5", "degree 3") cut
+/// out, each cut ending a run of notation.
+fn series_leftover(raw: &str) -> Option<String> {
+    let ts = toks(raw);
+    let mut keep = String::new();
+    let mut skip = 0usize;
+    for (i, t) in ts.iter().enumerate() {
+        let w = t.text.trim_end_matches([',', '.', '?', '!']).to_lowercase();
+        let next = |k: usize| ts.get(i + k).map(|t| t.text.trim_end_matches([',', '.', '?', '!']).to_lowercase());
+        if skip == 0 {
+            skip = match w.as_str() {
+                "about" | "around" | "near" | "at" if next(2).as_deref() == Some("=") => 4,
+                "about" | "around" | "near" | "at" | "order" | "degree" | "through" => 2,
+                "up" if next(1).as_deref() == Some("to") => 3,
+                "in" if next(1).as_deref() == Some("powers") => 4,
+                _ => 0,
+            };
+        }
+        if skip > 0 {
+            skip -= 1;
+            keep.push_str(" . ");
+            continue;
+        }
+        keep.push_str(t.text);
+        keep.push(' ');
+    }
+    crate::router::expression_in(&keep).filter(|e| parses(e))
+}
+
 /// A summand read from words: drop "converge?", "is it finite", trailing words.
 fn strip_tail(s: &str) -> String {
     let mut s = s.to_string();
@@ -514,7 +598,14 @@ fn strip_tail(s: &str) -> String {
             s.truncate(p);
         }
     }
-    clean(&s)
+    // Words after the summand ("2^k closed form?") are prose.
+    let mut s = clean(&s);
+    while let Some(cut) = s.trim_end().rfind(char::is_whitespace)
+        && is_prose(&s[cut + s[cut..].chars().next().map_or(1, char::len_utf8)..])
+    {
+        s = clean(&s[..cut]);
+    }
+    s
 }
 
 fn system(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
@@ -672,4 +763,212 @@ fn after_words_before(s: &str, before: usize) -> &str {
         Some(t) => &s[t.end..],
         None => s,
     }
+}
+
+/// Words that say a quantity is followed to a point: a limit is asked only with one of
+/// them (or an arrow), so "evaluate f at 0" stays an evaluation.
+const LIMIT_CUES: &[&str] = &[
+    "limit",
+    "limits",
+    "lim",
+    "approach",
+    "approaches",
+    "approaching",
+    "tend",
+    "tends",
+    "tending",
+    "goes to",
+    "go to",
+    "going to",
+    "gets to",
+    "shrinks",
+    "shrinking",
+    "heads to",
+    "what happens",
+    "left hand",
+    "right hand",
+    "one sided",
+];
+
+/// How a variable is said to move to its point, after "as x"/"when x"/"for n".
+const MOTIONS: &[&[&str]] = &[
+    &["->"],
+    &["→"],
+    &["approaches"],
+    &["approach"],
+    &["approaching"],
+    &["tends", "to"],
+    &["tending", "to"],
+    &["tend", "to"],
+    &["goes", "to"],
+    &["going", "to"],
+    &["go", "to"],
+    &["gets", "to"],
+    &["shrinks", "to"],
+    &["heads", "to"],
+    &["to"],
+];
+
+/// A single letter naming the variable (punctuation around it dropped).
+fn letter(t: &str) -> Option<String> {
+    let t = t.trim_matches(|c: char| matches!(c, ',' | '?' | '.' | '!' | ';' | ':' | '$'));
+    (t.chars().count() == 1 && t.chars().all(char::is_alphabetic)).then(|| t.to_string())
+}
+
+/// A point a limit is taken at: a number, a constant, infinity, or an arithmetic of
+/// them ("pi/2", "-1", "0+"); never a word or a variable.
+fn limit_point_at(t: &str) -> Option<String> {
+    let p = point_word(t).replace('⁺', "+").replace('⁻', "-");
+    let p = p.strip_suffix("^+").map(|b| format!("{b}+")).unwrap_or(p);
+    let p = p.strip_suffix("^-").map(|b| format!("{b}-")).unwrap_or(p);
+    let core = p.trim_end_matches(['+', '-']);
+    if matches!(core, "oo" | "-oo") {
+        return Some(p);
+    }
+    let e = crate::parse_expr(core, &crate::Limits::default()).ok()?;
+    (!core.is_empty() && e.free_symbols().is_empty()).then_some(p)
+}
+
+/// "as x goes to 0", "when n -> oo", "for n to infinity", "x→0", "at 0", "near x=1",
+/// "at x = 2": the clause's byte span, the variable (when named) and the point. The
+/// clauses that move a variable come first; a bare "at"/"near" point last.
+fn limit_clause(ts: &[Tok<'_>]) -> Option<(usize, usize, Option<String>, String)> {
+    let low = |i: usize| ts.get(i).map(|t| t.text.trim_end_matches([',', '?', '.', '!']).to_lowercase());
+    // "negative infinity", "minus 1", "positive infinity", "zero from the right"
+    let point_from = |k: usize| -> Option<(String, usize)> {
+        let w = low(k)?;
+        let (sign, k) = match w.as_str() {
+            "negative" | "minus" => ("-", k + 1),
+            "positive" | "plus" => ("", k + 1),
+            _ => ("", k),
+        };
+        let p = limit_point_at(ts.get(k)?.text)?;
+        Some((if sign.is_empty() { p } else { format!("-{p}") }, ts[k].end))
+    };
+    // An arrow inside a token: "x->0", "x→0+", "x->" followed by the point.
+    let arrow = |i: usize| -> Option<(Option<String>, String, usize)> {
+        let t = ts.get(i)?.text;
+        let (v, a) = t.split_once("->").or_else(|| t.split_once('→'))?;
+        let v = letter(v)?;
+        if a.is_empty() {
+            let (p, end) = point_from(i + 1)?;
+            return Some((Some(v), p, end));
+        }
+        Some((Some(v), limit_point_at(a)?, ts[i].end))
+    };
+    for (i, t) in ts.iter().enumerate() {
+        let w = low(i).unwrap_or_default();
+        if matches!(w.as_str(), "as" | "when" | "while" | "for" | "with") {
+            if let Some((v, p, end)) = arrow(i + 1) {
+                return Some((t.start, end, v, p));
+            }
+            let Some(v) = ts.get(i + 1).and_then(|n| letter(n.text)) else { continue };
+            for m in MOTIONS {
+                let said = (0..m.len()).all(|j| low(i + 2 + j).as_deref() == Some(m[j]));
+                if said && let Some((p, end)) = point_from(i + 2 + m.len()) {
+                    return Some((t.start, end, Some(v), p));
+                }
+            }
+        }
+    }
+    for (i, t) in ts.iter().enumerate() {
+        if let Some((v, p, end)) = arrow(i) {
+            return Some((t.start, end, v, p));
+        }
+        // "x -> 0" written apart.
+        if matches!(t.text, "->" | "→")
+            && let Some(v) = i.checked_sub(1).and_then(|j| letter(ts[j].text))
+            && let Some((p, end)) = point_from(i + 1)
+        {
+            return Some((ts[i - 1].start, end, Some(v), p));
+        }
+    }
+    for (i, t) in ts.iter().enumerate() {
+        if !matches!(low(i).as_deref(), Some("at" | "near")) {
+            continue;
+        }
+        let Some(n) = ts.get(i + 1) else { continue };
+        // "at x = 2", "near x=1", "at x=0"
+        if let Some((v, a)) = n.text.split_once('=')
+            && let Some(v) = letter(v)
+        {
+            let found = if a.is_empty() { point_from(i + 2) } else { limit_point_at(a).map(|p| (p, n.end)) };
+            if let Some((p, end)) = found {
+                return Some((t.start, end, Some(v), p));
+            }
+            continue;
+        }
+        if let Some(v) = letter(n.text)
+            && ts.get(i + 2).is_some_and(|e| e.text == "=")
+            && let Some((p, end)) = point_from(i + 3)
+        {
+            return Some((t.start, end, Some(v), p));
+        }
+        if let Some((p, end)) = point_from(i + 1) {
+            return Some((t.start, end, None, p));
+        }
+    }
+    None
+}
+
+/// A limit said in words, in any order: the point from a clause that moves the
+/// variable ("as x goes to 0", "for n to infinity", "x→0") or places it ("at 0",
+/// "near x=1", with a word of limits or approaching in the question), the side from
+/// "from the left/right", "left-hand", "from below/above", and the expression as what
+/// the rest of the question holds (before the clause, else after it), or the ask's
+/// `expr`. `None` without a point: "the limit of f" alone is asked back.
+fn limit_in_words(raw: &str, q: &Question, given: Option<&str>) -> Option<Args> {
+    let arrowed = raw.contains("->") || raw.contains('→');
+    if q.any(LIMIT_CUES).is_none() && !arrowed {
+        return None;
+    }
+    let ts = toks(raw);
+    let (from, to, var, point) = limit_clause(&ts)?;
+    let side = if ["from the left", "from left", "left-hand", "left hand", "from below"]
+        .iter()
+        .any(|m| find_ci(raw, m).is_some())
+    {
+        Some("left")
+    } else if ["from the right", "from right", "right-hand", "right hand", "from above"]
+        .iter()
+        .any(|m| find_ci(raw, m).is_some())
+    {
+        Some("right")
+    } else {
+        None
+    };
+    let expr = match given {
+        Some(g) => g.trim().to_string(),
+        None => {
+            let unsided = |s: &str| {
+                let mut s = s.to_string();
+                for m in ["from the left", "from the right", "from left", "from right", "from below", "from above"] {
+                    while let Some(p) = find_ci(&s, m) {
+                        s.replace_range(p..p + m.len(), " ");
+                    }
+                }
+                s
+            };
+            let before = unsided(&raw[..from]);
+            let after = unsided(&raw[to..]);
+            let after = after.trim_start();
+            let after = after.strip_prefix("of ").unwrap_or(after);
+            crate::router::expression_in(&before)
+                .filter(|e| parses(e))
+                .or_else(|| crate::router::expression_in(after).filter(|e| parses(e)))?
+        }
+    };
+    if !parses(&expr) {
+        return None;
+    }
+    let mut args = Args::new();
+    args.insert("expr".into(), json!(expr));
+    args.insert("to".into(), crate::router::scalar(&point));
+    if let Some(v) = var {
+        args.insert("var".into(), json!(v));
+    }
+    if let Some(s) = side {
+        args.insert("direction".into(), json!(s));
+    }
+    Some(args)
 }
