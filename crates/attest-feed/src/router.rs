@@ -26,6 +26,7 @@ use attest_core::score::{Cue, Scoring, Write, cue};
 use regex::Regex;
 
 mod counts;
+mod subject;
 mod verdict;
 pub use counts::Counts;
 use serde_json::Value;
@@ -56,10 +57,10 @@ pub static RULES: &[Rule<Facts>] = &[
     Rule::new("feed.source_preview", SOURCE_PREVIEW).args(counted),
     Rule::new("feed.source_add", SOURCE_ADD).args(stated),
     // Beyond the archive, said in so many words, before the subscriptions' words.
-    Rule::new("feed.research", RESEARCH_BEYOND).when(has_topic).args(literature),
+    Rule::new("feed.research", RESEARCH_BEYOND).when(topic_or_chosen).args(literature),
     Rule::new("feed.sources", SOURCES).args(counted),
     // The literature needs a topic; without one the later rules decide.
-    Rule::new("feed.research", RESEARCH).when(has_topic).args(literature),
+    Rule::new("feed.research", RESEARCH).when(topic_or_chosen).args(literature),
     // "why …" is about one item, or about an item's place ("so high", "at the top");
     // "why does my feed keep …" is about the persona (below).
     Rule::new("feed.explain", EXPLAIN).when(item_or_placement).args(for_reader),
@@ -73,7 +74,8 @@ pub static RULES: &[Rule<Facts>] = &[
     // A search lead: an item id reads it, an instruction to track asks how, a subject
     // is searched; none of these, and the later rules decide.
     Rule::new("feed.read", SEARCH_LEADS).when(names_item).args(for_reader),
-    Rule::new("feed.search", SEARCH_LEADS).when(subject_or_track).args(search_query),
+    // Chosen by the model or the scores without a lead, the subject is what is left.
+    Rule::new("feed.search", SEARCH_LEADS).when(subject_track_or_chosen).args(search_query),
     Rule::new("feed.read", DIGEST).when(names_item).args(for_reader),
     // Unread items are today's reading, whatever window they are asked over.
     Rule::new("feed.list", &["unread"]).args(reading_window),
@@ -641,7 +643,7 @@ const URL_PREVIEW: &[&str] = &[
 const URL_REMOVE: &[&str] = &["unsubscribe", "remove", "drop", "stop following", "delete"];
 
 /// With a url: subscribing to the feed there.
-const URL_ADD: &[&str] = &["add", "subscribe", "follow", "track", "include", "import", "watch"];
+const URL_ADD: &[&str] = &["add", "subscribe", "follow", "track", "include", "import", "watch", "register"];
 
 /// With a url: reading the item there.
 const URL_READ: &[&str] = &["read", "summarize", "summarise", "open", "what is this", "what's this", "tell me about"];
@@ -921,37 +923,62 @@ static FEED_ID: LazyLock<Regex> = LazyLock::new(|| {
 });
 static PERSONA_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?i)(?:\b(?:persona|reader|profile|user)(?:\s+|\s*[=:]\s*)(?:(?:called|named)\s+)?|\b(?:called|named)\s+)["“']?([\p{L}\p{N}][\p{L}\p{N}_.-]*)"#,
+        r#"(?i)(?:\b(?:persona|reader|profile|user)(?:\s+|\s*[=:]\s*)(?:(?:called|named)\s+)?|\b(?:called|named)\s+|\bname(?:\s+is\s+|\s*[=:]\s*))["“']?([\p{L}\p{N}][\p{L}\p{N}_.-]*)"#,
     )
     .expect("name pattern")
 });
 static POSSESSIVE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b([\p{L}\p{N}][\p{L}\p{N}_.-]*)['’]s\s+(?:persona|profile|ratings|clicks|interests|interest|reading|feed|history|digest|list|week|items|reads|stuff)\b",
+        r"(?i)\b([\p{L}\p{N}][\p{L}\p{N}_.-]*)['’]s\s+(?:persona|profile|ratings|rating|clicks|interests|interest|reading|feed|history|digest|list|week|items|reads|stuff|ranking|rankings|votes|thumbs|topics|unrated|unread|ranked|reader|queue|opened|picks|recommendations|suggestions)\b",
     )
     .expect("possessive pattern")
 });
 static SHOULD_NAME_READ: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:should|would|could|does|will)\s+([\p{L}][\p{L}\p{N}_.-]*)\s+(?:read|see|like|want)\b")
+    Regex::new(r"(?i)\b(?:should|would|could|does|will)\s+([\p{L}][\p{L}\p{N}_.-]*)\s+(?:read|see|like|want|look)\b|\bwhat\s+([\p{L}][\p{L}\p{N}_.-]*)\s+should\s+(?:read|see|look)\b|\b(?:has|have|did)\s+([\p{L}][\p{L}\p{N}_.-]*)\s+(?:given|rated|opened|marked|liked|read)\b|(?:^|[\s,(])([\p{L}][\p{L}\p{N}_.-]*)\s+(?:has\s+)?(?:opened|clicked)\b")
         .expect("reader pattern")
 });
 /// "… for marta", "… for ben pls", "… for bob, 6 of them": a name closing a request or
 /// its first clause, not after a search verb ("search for diffusion" names no reader).
 static FOR_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)(?:^|[^\p{L}])(?:(?:rate|rated|rating|ratings|digest|roundup|list|feeds|sources|suggest|suggestions|recommend|reset|erase|wipe|clear|forget|delete|status|profile|interests|topics|week|items|useful|helpful|picks|today|top|queue|unread|unrated)[\w\s,'-]{0,40}?)\bfor\s+([\p{L}][\p{L}\p{N}_.-]{1,30})\s*(?:,\s.*|,?\s*(?:pls|please|thanks|now|today|so\s+.*))?\s*[?.!]*$",
+        r"(?i)(?:^|[^\p{L}])(?:(?:rate|rated|rating|ratings|digest|roundup|list|feeds|sources|suggest|suggestions|recommend|reset|erase|wipe|clear|forget|delete|status|profile|interests|topics|week|items|useful|helpful|picks|today|top|queue|unread|unrated|reading|worth|engagement|why|explain|ranked|ranking|shown|match|matched|abstract|item|thumbs|down|up)[\w\s,'-]{0,40}?)\bfor\s+([\p{L}][\p{L}\p{N}_.-]{1,30})\s*(?:,\s.*|,?\s*(?:pls|please|thanks|now|today|so\s+.*)|\s+(?:from|since|this|over|during)\s+[^?!]*)?\s*[?.!]*$",
     )
     .expect("for-name pattern")
 });
 /// "merge bob into robert", "combine bob with robert", "bob and robert are the same person".
+/// A name given as a key's value ("name=dr_osei", "user=chen").
+static KEYED_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b(?:name|user|persona|reader)\s*=\s*["'‘“]?([\p{L}\p{N}][\p{L}\p{N}_.-]*)"#)
+        .expect("keyed name pattern")
+});
+/// A name set off beside the reader ("for me (priya)", "the user (matteo) wants",
+/// "the user, mei, would like"), or opening the request ("for lucia: rate …").
+static APPOSED_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:me|user|reader)\s*(?:\(\s*([\p{L}][\p{L}\p{N}_.-]*)\s*\)|,\s*([\p{L}][\p{L}\p{N}_.-]*)\s*,)|^\s*for\s+([\p{L}][\p{L}\p{N}_.-]*)\s*:|\breader\s+is\s+([\p{L}][\p{L}\p{N}_.-]*)")
+        .expect("apposed name pattern")
+});
 static MERGE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:merge|combine)\s+(?:(?:the\s+)?(?:reader|persona|profile|user)s?\s+)?([\p{L}\p{N}_.-]+)\s+(?:into|with|and)\s+(?:(?:reader|persona|profile|user)\s+)?([\p{L}\p{N}_.-]+)|\b([\p{L}\p{N}_.-]+)\s+and\s+([\p{L}\p{N}_.-]+)\s+are\s+(?:the\s+same|one)\b",
+        r#"(?i)\b(?:merge|merged|merging|combine|combined|fold|folded|folding)\s+(?:(?:the\s+)?(?:reader|persona|profile|user)s?\s+)?["'‘“]?([\p{L}\p{N}_.-]+?)["'’”]?(?:['’]s(?:\s+(?:ratings|history|reads|clicks|data|votes|profile|persona)(?:\s+and\s+\w+)?)?)?\s+(?:into|with|and)\s+(?:(?:reader|persona|profile|user)\s+)?["'‘“]?([\p{L}\p{N}_.-]+?)["'’”]?(?:[\s,.;:?!]|$)"#,
     )
     .expect("merge pattern")
 });
-static ADD_TO_INTERESTS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\badd\s+(.+?)\s+to\s+(?:my|the|\S+['’]s)\s+interests\b").expect("add pattern"));
+/// "bob and robert are the same person": the names in the order said.
+static SAME_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b([\p{L}\p{N}_.-]+)\s+and\s+([\p{L}\p{N}_.-]+)\s+are\s+(?:the\s+same|one)\b")
+        .expect("same pattern")
+});
+/// A name in quotes beside the word for a reader ("the 'test_user' persona", "name it
+/// 'anne-teaching'", "a new persona, 'lab-vision'").
+static QUOTED_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r#"(?i)(?:\b(?:persona|reader|profile|user|named|called|name\s+it|name\s+is|name)\s*[,=:]?\s*["'‘“]([\p{L}\p{N}_.-]+)["'’”]|["'‘“]([\p{L}\p{N}_.-]+)["'’”]\s+(?:persona|reader|profile)\b)"#,
+    )
+    .expect("quoted name pattern")
+});
+static ADD_TO_INTERESTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:add|append|put|include)\s+(.+?)\s+(?:to|into|onto)\s+(?:my|the|his|her|their|\S+['’]s|[\p{L}\p{N}_.-]+)\s+(?:interests|topics|interest\s+profile)\b|\b(?:add|append)\s+(?:to|into)\s+(?:my|the|his|her|their|\S+['’]s)\s+(?:interests|topics)\s*:\s*(.+)").expect("add pattern")
+});
 static VENUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)\b(?:(?:on|in|from|via|at|through|search|searching|check)\s+)?(?:arxiv|pubmed|crossref|the\s+(?:published\s+)?literature)\b|\b(?:outside|beyond|not\s+in)\s+(?:my|the)\s+(?:feed|archive)\b",
@@ -1072,6 +1099,32 @@ const NOT_NAMES: &[&str] = &[
     "does",
     "prefers",
     "only",
+    "itself",
+    "entirely",
+    "altogether",
+    "completely",
+    "data",
+    "name",
+    "her",
+    "him",
+    "his",
+    "their",
+    "user",
+    "everything",
+    "stuff",
+    "things",
+    "items",
+    "anything",
+    "something",
+    "nothing",
+    "found",
+    "wonders",
+    "thing",
+    "currently",
+    "additionally",
+    "looking",
+    "puzzled",
+    "new",
 ];
 
 /// Route a question to a feed tool, or ask back, or decline it to the surface that
@@ -1098,6 +1151,8 @@ pub struct Facts {
     persona: Option<String>,
     /// The subject of a search, after the earliest search lead.
     subject: Option<String>,
+    /// Where that search lead starts in the question as read (`q.raw`).
+    subject_at: Option<usize>,
     /// The words another surface's markers are looked for in: the text without the
     /// search subject ("papers on knowledge graph embeddings" stays here).
     frame: Question,
@@ -1152,6 +1207,7 @@ impl attest_core::ask::Facts for Facts {
             item_id,
             given_item,
             persona,
+            subject_at: subject.as_ref().map(|s| s.lead),
             subject: subject.map(|s| s.text),
             frame,
             points_at_item,
@@ -1231,6 +1287,12 @@ fn has_topic(a: &Asked<'_, Facts>) -> bool {
     a.facts.topic().is_some()
 }
 
+/// A topic; or the tool chosen without a phrase (by the model or the scores), whose
+/// topic is then what is left of the question.
+fn topic_or_chosen(a: &Asked<'_, Facts>) -> bool {
+    has_topic(a) || a.phrase.is_none()
+}
+
 fn item_or_placement(a: &Asked<'_, Facts>) -> bool {
     a.facts.points_at_item || (a.q.any(PLACEMENT).is_some() && !a.q.has("my feed"))
 }
@@ -1265,6 +1327,12 @@ fn subject_or_track(a: &Asked<'_, Facts>) -> bool {
     a.facts.track || a.facts.subject.is_some()
 }
 
+/// A subject after a lead or a track instruction; or the tool chosen without a phrase
+/// (by the learned model or the scores), whose arguments are then read from the rest.
+fn subject_track_or_chosen(a: &Asked<'_, Facts>) -> bool {
+    subject_or_track(a) || a.phrase.is_none()
+}
+
 /// An item id in the question, or an item given beside an empty question.
 fn item_given(a: &Asked<'_, Facts>) -> bool {
     a.facts.item_id.is_some() || (a.q.is_empty() && a.facts.given_item.is_some())
@@ -1277,11 +1345,72 @@ fn tracks(a: &Asked<'_, Facts>) -> bool {
 // ---- extractions --------------------------------------------------------------------
 
 fn stated(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Ok(a.facts.base())
+    let mut args = a.facts.base();
+    // "… but don't fetch it yet": subscribe now, fetch at the next ingest.
+    if a.tool == "feed.source_add"
+        && a.q
+            .any(&["don't fetch", "do not fetch", "dont fetch", "without fetching", "no fetch", "not fetch"])
+            .is_some()
+    {
+        args.insert("fetch".into(), Value::Bool(false));
+    }
+    Ok(args)
 }
 
 fn for_reader(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    Ok(a.facts.for_reader())
+    Ok(with_item(a, a.facts.for_reader()))
+}
+
+/// For a tool about one item (`feed.rate`, `feed.explain`, `feed.read`) with no item id,
+/// url or given item: the number the question names the item by ("thumbs down on 318",
+/// "(id 2231)", "why is 4412 at the top?"), the last one said ("1903, no wait 1930").
+fn with_item(a: &Asked<'_, Facts>, mut args: Args) -> Args {
+    let about_item = matches!(a.tool, "feed.rate" | "feed.explain" | "feed.read");
+    if about_item
+        && a.facts.given_item.is_none()
+        && !args.contains_key("item_id")
+        && !args.contains_key("url")
+        && let Some(n) = item_number(&a.facts.text)
+    {
+        args.insert("item_id".into(), Value::from(n));
+    }
+    args
+}
+
+/// The number an item is named by: after "id", "number", "no.", "#" if any is said,
+/// else the last plain number that counts nothing ("5 days", "top 3" and "20%" count).
+fn item_number(text: &str) -> Option<i64> {
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?:\b(?:id|number|no\.?|nr\.?)|#)\s*:?\s*(\d{1,12})\b").expect("named number")
+    });
+    let named = NAMED.captures_iter(text).filter_map(|c| c[1].parse::<i64>().ok()).last();
+    if named.is_some() {
+        return named.filter(|&n| n > 0);
+    }
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| matches!(c, '(' | ')' | ',' | '.' | '?' | '!' | ':' | ';' | '"' | '\''))
+                .to_lowercase()
+        })
+        .collect();
+    const UNITS: &[&str] = &[
+        "day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours", "minutes", "min",
+        "results", "items", "papers", "of", "more", "per", "times", "%", "percent", "stars", "star",
+    ];
+    const COUNTING: &[&str] =
+        &["top", "limit", "last", "past", "first", "next", "only", "max", "at", "page", "skip", "offset"];
+    (0..words.len())
+        .filter(|&i| {
+            let w = &words[i];
+            !w.is_empty()
+                && w.chars().all(|c| c.is_ascii_digit())
+                && w.len() <= 12
+                && words.get(i + 1).is_none_or(|n| !UNITS.contains(&n.as_str()))
+                && (i == 0 || !COUNTING.contains(&words[i - 1].as_str()))
+        })
+        .filter_map(|i| words[i].parse::<i64>().ok())
+        .rfind(|&n| n > 0)
 }
 
 /// `args` with the count the question states, as `limit`.
@@ -1336,9 +1465,9 @@ fn persona_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 /// The two names of a merge: `from` (merged away) and `into` (kept), in the order said.
 fn two_names(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     let mut args = a.facts.base();
-    if let Some(c) = MERGE_NAMES.captures(&a.facts.text) {
-        let from = c.get(1).or(c.get(3)).map(|m| m.as_str().trim_end_matches(['.', '-', '_']));
-        let into = c.get(2).or(c.get(4)).map(|m| m.as_str().trim_end_matches(['.', '-', '_']));
+    if let Some(c) = MERGE_NAMES.captures(&a.facts.text).or_else(|| SAME_NAMES.captures(&a.facts.text)) {
+        let from = c.get(1).map(|m| m.as_str().trim_end_matches(['.', '-', '_']));
+        let into = c.get(2).map(|m| m.as_str().trim_end_matches(['.', '-', '_']));
         for (key, v) in [("from", from), ("into", into)] {
             if let Some(v) = v.filter(|v| !v.is_empty() && !NOT_NAMES.contains(&v.to_lowercase().as_str())) {
                 args.insert(key.into(), Value::String(v.to_string()));
@@ -1354,7 +1483,19 @@ fn two_names(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 /// Whether a question confirms a destructive step in so many words ("confirm=true",
 /// "confirmed", "yes, I confirm").
 fn confirms(q: &Question) -> bool {
-    q.any(&["confirm true", "confirmed", "i confirm", "yes confirm", "confirm it", "confirm"]).is_some()
+    q.any(&[
+        "confirm true",
+        "confirmed",
+        "i confirm",
+        "yes confirm",
+        "confirm it",
+        "confirm",
+        "i'm sure",
+        "im sure",
+        "i am sure",
+        "yes",
+    ])
+    .is_some()
         && q.any(&["don't confirm", "do not confirm", "without confirm*", "not confirmed", "unconfirmed"]).is_none()
 }
 
@@ -1371,9 +1512,25 @@ fn persona_with_interests(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Ok(args)
 }
 
+/// The feed named by its id: "feed 12", or a subscription's id however said
+/// ("subscription #12", "sub #12", "the … subscription (id 7)", "the feed with id 3").
+/// A number read as an item id from "#12" is the feed's here.
 fn feed_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
+    static SUBSCRIPTION_ID: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:feed|source|subscription|sub|listing|blog)s?\b[^.?!;\d]{0,40}?(?:\bid\b|#|\bnumber\b|\bno\.?)\s*:?\s*(\d{1,12})\b|(?:\bid\b|#)\s*:?\s*(\d{1,12})\b")
+            .expect("subscription id pattern")
+    });
     let mut args = a.facts.base();
-    if let Some(id) = FEED_ID.captures(&a.facts.text).and_then(|c| c[1].parse::<i64>().ok()) {
+    let id = FEED_ID.captures(&a.facts.text).and_then(|c| c[1].parse::<i64>().ok()).or_else(|| {
+        SUBSCRIPTION_ID
+            .captures(&a.facts.text)
+            .and_then(|c| c.get(1).or(c.get(2)))
+            .and_then(|m| m.as_str().parse().ok())
+    });
+    if let Some(id) = id {
+        if args.get("item_id").and_then(Value::as_i64) == Some(id) {
+            args.remove("item_id");
+        }
         args.insert("feed_id".into(), Value::from(id));
     }
     Ok(args)
@@ -1382,15 +1539,25 @@ fn feed_named(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 /// The topic and the services named (arXiv and PubMed when none is).
 fn literature(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     let mut args = with_limit(a.facts.base(), &a.facts.counts);
-    if let Some(topic) = a.facts.topic() {
+    let whole = a.facts.topic().is_none().then(|| VENUE.replace_all(&a.facts.text, " ").to_string());
+    if let Some(topic) = a.facts.topic().or(whole.as_ref()) {
         // "…, 8 results", "…, max 10": how many, not what.
         let (topic, _) = counts::without_count_clauses(topic);
-        let topic = tidy_subject(topic);
-        if !topic.is_empty() {
+        // What is left once the places ("beyond my feeds") and the asking go; nothing
+        // left ("search online please"), what is left of the whole question.
+        let mut left = subject::leftover(&tidy_subject(topic));
+        if left.is_none() && !subject::refers(topic) {
+            left = subject::leftover(&VENUE.replace_all(&a.facts.text, " "));
+        }
+        if let Some(topic) = left.map(|t| quoted_as_written(&tidy_subject(&t), &a.facts.text)).filter(|t| !t.is_empty())
+        {
             args.insert("query".into(), Value::String(topic));
         }
     }
-    let named: Vec<&str> = RESEARCH_SOURCES.iter().copied().filter(|s| a.q.has(s)).collect();
+    let mut named: Vec<(usize, &str)> =
+        RESEARCH_SOURCES.iter().filter_map(|s| a.q.find(s).map(|at| (at, *s))).collect();
+    named.sort();
+    let named: Vec<&str> = named.into_iter().map(|(_, s)| s).collect();
     let sources = if named.is_empty() { "arxiv,pubmed".to_string() } else { named.join(",") };
     args.insert("sources".into(), Value::String(sources));
     Ok(args)
@@ -1398,7 +1565,7 @@ fn literature(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
 
 /// `useful` from the verdict; a hedged, mixed or missing one is asked back.
 fn verdict(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
-    let mut args = a.facts.for_reader();
+    let mut args = with_item(a, a.facts.for_reader());
     match a.facts.verdict.useful() {
         Some(useful) => {
             args.insert("useful".into(), Value::Bool(useful));
@@ -1431,14 +1598,22 @@ fn what_about_item(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     Err(d)
 }
 
-/// The subject as `query`; an instruction to track it is asked how instead.
+/// The subject as `query`; an instruction to track it is asked how instead. Without a
+/// subject placed by a search lead (the tool chosen by the model or the scores), the
+/// subject is what is left of the question ([`subject::leftover`]) once the filters it
+/// states are taken out.
 fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
     if a.facts.track {
         return Err(track_ask_back(a.facts.subject.as_deref()));
     }
     let mut args = a.facts.for_reader();
     let source = search_source(a.q);
-    if let Some(s) = &a.facts.subject {
+    let placed = a.facts.subject.is_some();
+    let subject = match &a.facts.subject {
+        Some(s) => Some(s.clone()),
+        None => Some(a.q.raw.clone()),
+    };
+    if let Some(s) = &subject {
         let (mut query, filters) = search_filters(s);
         // The feed named and the hits skipped are filters, not subject.
         if let Some((_, phrase)) = &source {
@@ -1446,7 +1621,7 @@ fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
             let cut = remove_ci(&query, phrase);
             query = tidy_subject(cut.trim_end().strip_suffix(" .").unwrap_or(&cut));
         }
-        if a.facts.counts.offset.is_some() {
+        if a.facts.counts.offset.is_some() && placed {
             query = tidy_subject(cut_before_any(&query, SKIP_WORDS));
         }
         let (rest, limit) = counts::without_count_clauses(&query);
@@ -1454,11 +1629,57 @@ fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
             query = tidy_subject(rest);
             args.insert("limit".into(), Value::from(n));
         }
-        if !query.is_empty() {
+        // "search for it", "anything on that?": a subject that only refers back is
+        // what it refers to, said before it in the question (a phrase in quotes first,
+        // else what is left of the words before the search); with nothing there and
+        // nothing else to search by, it is asked for rather than invented.
+        let refers_back = placed && subject::refers(s) && subject::tidy(&query).is_none();
+        let before = a.facts.subject_at.map(|at| a.q.raw[..at].to_string()).unwrap_or_default();
+        let antecedent = refers_back
+            .then(|| subject::quoted(&before).or_else(|| subject::leftover(&search_filters(&before).0)))
+            .flatten();
+        if let Some(said) = antecedent {
+            args.insert("query".into(), Value::String(tidy_subject(&said)));
+        } else if refers_back && filters.is_empty() && source.is_none() {
+            let mut d = Decision::ask_back(
+                "Search your archive for what? Name the topic, an author, a tag or a feed.",
+                &["feed.search", "feed.list"],
+            );
+            d.args = args;
+            return Err(d);
+        }
+        let mut query = if args.contains_key("query") {
+            None
+        } else if placed {
+            subject::tidy(&query)
+        } else {
+            subject::leftover(&query)
+        };
+        // A lead followed by nothing but asking ("search everything since …"): the
+        // subject is what is left of the whole question, unless it refers back or the
+        // filters already say what is searched for (an author, a tag, a kind, a feed).
+        let what = ["author", "tag", "kind"].iter().any(|k| filters.contains_key(*k)) || source.is_some();
+        if query.is_none() && placed && !what && !subject::refers(s) && !args.contains_key("query") {
+            let (rest, _) = search_filters(&a.q.raw);
+            query = subject::leftover(&rest);
+        }
+        if let Some(query) =
+            query.map(|q| quoted_as_written(&tidy_subject(&q), &a.facts.text)).filter(|q| !q.is_empty())
+        {
             args.insert("query".into(), Value::String(query));
         }
         for (k, v) in filters {
             args.entry(k).or_insert(v);
+        }
+    }
+    // A kind or a tag said in the asking around the subject ("surveys on …", "cs.CL
+    // stuff about …").
+    if placed {
+        let (_, around) = search_filters(&a.facts.frame.raw);
+        for k in ["kind", "tag"] {
+            if let Some(v) = around.get(k) {
+                args.entry(k).or_insert(v.clone());
+            }
         }
     }
     if let Some((name, _)) = source {
@@ -1471,6 +1692,24 @@ fn search_query(a: &Asked<'_, Facts>) -> Result<Args, Decision> {
         args.entry("limit").or_insert(Value::from(n));
     }
     Ok(args)
+}
+
+/// `query` with a phrase the question put in straight double quotes quoted again: a
+/// phrase to match as written ("search \"flow matching\" preprints"). Curly quotes
+/// are typography, not a phrase search.
+fn quoted_as_written(query: &str, text: &str) -> String {
+    let mut out = query.to_string();
+    for (n, part) in text.split('"').enumerate() {
+        let phrase = part.trim();
+        if n % 2 == 1
+            && !phrase.is_empty()
+            && !out.contains(&format!("\"{phrase}\""))
+            && let Some(at) = out.find(phrase)
+        {
+            out = format!("{}\"{phrase}\"{}", &out[..at], &out[at + phrase.len()..]);
+        }
+    }
+    out.replace("\"\"", "\"")
 }
 
 /// Words that open a request to skip hits ("but skip the first 20").
@@ -1664,6 +1903,27 @@ fn is_year(t: &str) -> bool {
     t.len() == 4 && t.chars().all(|c| c.is_ascii_digit()) && (t.starts_with("19") || t.starts_with("20"))
 }
 
+/// An arXiv category ("cs.CL", "q-bio.GN", "cond-mat.str-el", "stat.ML").
+fn is_category(t: &str) -> bool {
+    static CATEGORY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:cs|math|stat|physics|q-bio|q-fin|eess|econ|astro-ph|cond-mat|hep-[a-z]{2}|nucl-[a-z]{2}|quant-ph|gr-qc|nlin|math-ph)\.[A-Za-z][A-Za-z-]*$")
+            .expect("category pattern")
+    });
+    CATEGORY.is_match(t)
+}
+
+/// A range of years as the search tools take it: "2020-2023" (also with an en dash).
+fn year_range(t: &str) -> Option<String> {
+    let (a, b) = t.split_once(['-', '–'])?;
+    (is_year(a) && is_year(b)).then(|| format!("{a}-{b}"))
+}
+
+/// "second" → 2, …, and "next" is none (it depends on where the agent is).
+fn ordinal(t: &str) -> Option<u64> {
+    let n = ["first", "second", "third", "fourth", "fifth"].iter().position(|o| *o == t)?;
+    Some(n as u64 + 1)
+}
+
 /// The filters a search subject states, taken out of it: dates (`since`, `until`,
 /// "between A and B"), `tag` ("tagged cs.CL"), `kind` (a kind word at either end:
 /// "… preprints", "surveys on …"), `author` ("by Smith", a capitalised name), `year`
@@ -1709,8 +1969,32 @@ fn search_filters(subject: &str) -> (String, Args) {
             drop = 2;
         } else if w == "tagged" && !norm(i + 1).is_empty() {
             let j = if norm(i + 1) == "with" || norm(i + 1) == "as" { i + 2 } else { i + 1 };
-            put("tag", Value::String(bare(j)), &mut args);
+            // "tagged with it" names no tag.
+            if !matches!(norm(j).as_str(), "it" | "that" | "this" | "them" | "") {
+                put("tag", Value::String(bare(j)), &mut args);
+            }
             drop = j + 1 - i;
+        } else if is_category(&bare(i)) && !args.contains_key("tag") {
+            // An arXiv category said as such ("cs.CL items", "search q-bio.NC for …").
+            put("tag", Value::String(bare(i)), &mut args);
+            drop = 1;
+        } else if let Some(range) = year_range(&norm(i)) {
+            put("year", Value::String(range), &mut args);
+            drop = 1;
+        } else if w == "between" && is_year(&norm(i + 1)) && norm(i + 2) == "and" && is_year(&norm(i + 3)) {
+            put("year", Value::String(format!("{}-{}", norm(i + 1), norm(i + 3))), &mut args);
+            drop = 4;
+        } else if is_year(&w) && norm(i + 1) == "or" && matches!(norm(i + 2).as_str(), "later" | "after" | "newer") {
+            put("year", Value::String(format!("{w}-")), &mut args);
+            drop = 3;
+        } else if matches!(w.as_str(), "before" | "until" | "till") && is_year(&norm(i + 1)) {
+            put("until", Value::String(format!("{}-01-01", norm(i + 1))), &mut args);
+            drop = 2;
+        } else if let Some(n) = ordinal(&w)
+            && norm(i + 1) == "page"
+        {
+            put("page", Value::from(n), &mut args);
+            drop = 2;
         } else if w == "by"
             && words.get(i + 1).is_some_and(|n| n.chars().next().is_some_and(char::is_uppercase))
             && !matches!(norm(i + 1).as_str(), "the" | "a" | "an")
@@ -1760,6 +2044,35 @@ fn search_filters(subject: &str) -> (String, Args) {
         "post" | "posts" | "blogpost" | "blogposts" => Some("post"),
         _ => None,
     };
+    // A kind word inside, said as a kind: plural or after "blog/software", before a word
+    // that introduces the subject or next to "only" ("releases mentioning whisper",
+    // "blog posts on RLHF", "but only preprints", "survey papers on …").
+    let left: Vec<usize> = (0..words.len()).filter(|&i| keep[i]).collect();
+    if !args.contains_key("kind") {
+        for (n, &i) in left.iter().enumerate() {
+            let Some(k) = kind(norm(i).as_str()) else { continue };
+            let next = left.get(n + 1).map(|&j| norm(j)).unwrap_or_default();
+            let prev = if n > 0 { norm(left[n - 1]) } else { String::new() };
+            let plural = norm(i).ends_with('s');
+            let as_kind = matches!(
+                next.as_str(),
+                "on" | "about" | "of" | "mentioning" | "regarding" | "re" | "only" | "notes" | "papers" | "by"
+            ) || matches!(prev.as_str(), "only" | "blog" | "software" | "just")
+                || (plural && (n + 1 == left.len() || words[i].ends_with(',')));
+            if !as_kind {
+                continue;
+            }
+            put("kind", Value::String(k.into()), &mut args);
+            keep[i] = false;
+            if matches!(prev.as_str(), "blog" | "software" | "only" | "just") {
+                keep[left[n - 1]] = false;
+            }
+            if matches!(next.as_str(), "only" | "notes" | "papers") {
+                keep[left[n + 1]] = false;
+            }
+            break;
+        }
+    }
     let left: Vec<usize> = (0..words.len()).filter(|&i| keep[i]).collect();
     if left.len() >= 2 {
         let (first, last) = (left[0], left[left.len() - 1]);
@@ -1777,7 +2090,21 @@ fn search_filters(subject: &str) -> (String, Args) {
             keep[left[1]] = false;
         }
     }
-    let query: Vec<&str> = (0..words.len()).filter(|&i| keep[i]).map(|i| words[i]).collect();
+    // A dropped word's sentence punctuation stays: it ends the subject's clause
+    // ("… between 2019 and 2021. Can you …").
+    let query: Vec<&str> = (0..words.len())
+        .filter_map(|i| {
+            if keep[i] {
+                Some(words[i])
+            } else {
+                words[i]
+                    .char_indices()
+                    .last()
+                    .filter(|(_, c)| matches!(c, '.' | '?' | '!' | ';'))
+                    .map(|(at, _)| &words[i][at..])
+            }
+        })
+        .collect();
     let query = query.join(" ");
     let query = query.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | ' ')).to_string();
     (if args.is_empty() { subject.to_string() } else { tidy_subject(&query) }, args)
@@ -1793,9 +2120,12 @@ fn trim_url(u: &str) -> &str {
 
 /// A persona named in the question, with the byte offset where its mention starts.
 fn persona_name(text: &str) -> Option<(usize, String)> {
-    for re in [&*POSSESSIVE_NAME, &*PERSONA_NAME, &*SHOULD_NAME_READ, &*FOR_NAME] {
+    for re in
+        [&*KEYED_NAME, &*QUOTED_NAME, &*APPOSED_NAME, &*POSSESSIVE_NAME, &*PERSONA_NAME, &*SHOULD_NAME_READ, &*FOR_NAME]
+    {
         for c in re.captures_iter(text) {
-            let name = c[1].trim_end_matches(['.', '-', '_']).to_string();
+            let Some(m) = c.iter().skip(1).flatten().next() else { continue };
+            let name = m.as_str().trim_end_matches(['.', '-', '_']).to_string();
             if !name.is_empty() && !NOT_NAMES.contains(&name.to_lowercase().as_str()) {
                 return Some((c.get(0).map_or(0, |m| m.start()), name));
             }
@@ -1851,6 +2181,8 @@ struct Subject {
     text: String,
     start: usize,
     end: usize,
+    /// Where the search lead starts.
+    lead: usize,
 }
 
 fn search_subject(q: &Question, persona_at: Option<String>) -> Option<Subject> {
@@ -1881,7 +2213,8 @@ fn search_subject(q: &Question, persona_at: Option<String>) -> Option<Subject> {
         }
         s = tidy_subject(&s);
     }
-    if s.is_empty() { None } else { Some(Subject { text: s, start: start.min(end), end }) }
+    let lead = q.words[i].start;
+    if s.is_empty() { None } else { Some(Subject { text: s, start: start.min(end), end, lead }) }
 }
 
 /// Strip introducers from the front and fillers from the end, repeatedly.
@@ -1973,13 +2306,33 @@ fn strip_leading_words(s: &str, words: &[&str]) -> String {
 }
 
 /// An interests text stated in the question ("I work on X", "interested in X",
-/// "add X to my interests"), and whether it adds to the existing text.
+/// "add X to my interests", "new reader jonas: X"), and whether it adds to the
+/// existing text. The text is cut where the question stops stating it: at the end of
+/// its sentence, or at a clause about the old text or the request itself ("…, keep the
+/// rest", "…, without removing the old ones", "… Please overwrite"); quotes around it
+/// and the connectives before it ("with:", "to just", "by:") go.
 fn interests_text(text: &str, q: &Question) -> Option<(String, bool)> {
-    if let Some(c) = ADD_TO_INTERESTS.captures(text) {
-        let t = c[1].trim().to_string();
-        if !t.is_empty() {
-            return Some((t, true));
-        }
+    let keeps = q
+        .any(&[
+            "also",
+            "append",
+            "appended",
+            "keep the rest",
+            "keep the old",
+            "keeping",
+            "without removing",
+            "without wiping",
+            "additionally",
+            "on top of",
+            "extend",
+            "extended",
+            "as well",
+        ])
+        .is_some();
+    if let Some(t) =
+        ADD_TO_INTERESTS.captures(text).and_then(|c| c.get(1).or(c.get(2)).and_then(|m| interests_said(m.as_str())))
+    {
+        return Some((t, true));
     }
     const LEADS: &[&str] = &[
         "interested in",
@@ -1988,6 +2341,8 @@ fn interests_text(text: &str, q: &Question) -> Option<(String, bool)> {
         "interests should be",
         "with interests",
         "interests",
+        "intrests",
+        "topics",
         "i work on",
         "i now work on",
         "working on",
@@ -1997,8 +2352,17 @@ fn interests_text(text: &str, q: &Question) -> Option<(String, bool)> {
         "who works on",
         "who follows",
         "who reads about",
+        "reads about",
+        "wants to read about",
+        "who wants",
+        "cares about",
+        "care about",
         "focused on",
         "focusing on",
+        "he likes",
+        "she likes",
+        "they like",
+        "into",
     ];
     let mut best: Option<(usize, usize)> = None;
     for lead in LEADS {
@@ -2009,12 +2373,74 @@ fn interests_text(text: &str, q: &Question) -> Option<(String, bool)> {
             }
         }
     }
-    let (i, len) = best?;
-    let rest = q.rest_after(i + len - 1);
-    let rest = rest.trim().trim_start_matches([':', '-', '=']).trim();
-    let rest = strip_leading_words(rest, &["in", "on", "of", "to", "are", "is", "now", "be"]);
-    let rest = rest.trim_start_matches([':', '-', '=', ' ']).trim_end_matches(['?', '!', '.', ' ']).trim();
-    if rest.is_empty() { None } else { Some((rest.to_string(), q.has("also"))) }
+    let rest = match best {
+        Some((i, len)) => q.rest_after(i + len - 1).to_string(),
+        // "new reader jonas: X", "new persona robo_lab — X": after the naming.
+        None => {
+            let at = text.find([':', '—']).filter(|&at| {
+                Question::new(&text[..at]).any(&["persona", "reader", "profile", "interests", "topics"]).is_some()
+            })?;
+            text[at..].chars().skip(1).collect::<String>()
+        }
+    };
+    interests_said(&rest).map(|t| (t, keeps))
+}
+
+/// The interests as said: the connectives before them, the clause after them and the
+/// quotes around them removed; `None` for nothing or a pronoun ("add it").
+fn interests_said(rest: &str) -> Option<String> {
+    static AFTER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?:[.;!?](?:\s|$)|,?\s+(?:[—–-]\s+)?(?:keep|keeping|without|the old|please|pls|drop|don't|do not|not the|overwrite|replace|append|add|can you|could you|instead|now,|as well|additionally|too\b|on top of|thanks|cheers)\b)").expect("after pattern")
+    });
+    let rest = rest.trim().trim_start_matches([':', '-', '=', '>', ' ']).trim();
+    let rest = strip_leading_words(
+        rest,
+        &[
+            "in",
+            "on",
+            "of",
+            "to",
+            "are",
+            "is",
+            "now",
+            "be",
+            "with",
+            "by",
+            "just",
+            "only",
+            "entirely",
+            "text",
+            "w/",
+            "overwrite",
+            "focus",
+            "->",
+            "=",
+            "-",
+            "all",
+            "about",
+            "read",
+        ],
+    );
+    let rest = rest.trim_start_matches([':', '-', '=', '>', ' ']);
+    let cut = AFTER.find(rest).map_or(rest, |m| &rest[..m.start()]);
+    let cut = cut.trim_end_matches(['?', '!', '.', ',', ' ']).trim();
+    // Quotes around a phrase go; an apostrophe inside a word stays.
+    let mut out = String::new();
+    let chars: Vec<char> = cut.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let quote = matches!(c, '\'' | '"' | '‘' | '’' | '“' | '”');
+        let inside = i > 0 && i + 1 < chars.len() && chars[i - 1].is_alphanumeric() && chars[i + 1].is_alphanumeric();
+        if !quote || inside {
+            out.push(c);
+        }
+    }
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let bare = out.to_lowercase();
+    if out.is_empty() || matches!(bare.as_str(), "it" | "that" | "this" | "them" | "those" | "these") {
+        None
+    } else {
+        Some(out)
+    }
 }
 
 /// The evidence that decides what no rule claims (`attest_core::score`): weighted
@@ -2043,7 +2469,7 @@ const WRITES: &[Write] = &[
     Write { tool: "feed.persona_merge", verbs: &["merge", "combine", "join", "unify", "fold"] },
     Write {
         tool: "feed.source_add",
-        verbs: &["subscribe", "add", "follow", "include", "import", "sub", "track", "start"],
+        verbs: &["subscribe", "add", "follow", "include", "import", "sub", "track", "start", "register"],
     },
     Write {
         tool: "feed.source_remove",
@@ -2193,6 +2619,110 @@ mod tests {
         let d = route("anything new on retrieval augmented generation?");
         assert_eq!(d.tool.as_deref(), Some("feed.search"));
         assert_eq!(d.args["query"], "retrieval augmented generation");
+    }
+
+    #[test]
+    fn search_filters_are_taken_out_of_the_subject_wherever_said() {
+        let (q, a) = search_filters("state space models, 2021-2023");
+        assert_eq!((q.as_str(), a["year"].as_str()), ("state space models", Some("2021-2023")));
+        let (q, a) = search_filters("ice cores between 2019 and 2021. Can you dig it out");
+        assert_eq!(a["year"], "2019-2021");
+        assert!(q.starts_with("ice cores ."), "{q}");
+        let (q, a) = search_filters("releases mentioning whisper");
+        assert_eq!((q.as_str(), a["kind"].as_str()), ("mentioning whisper", Some("release")));
+        let (_, a) = search_filters("q-bio.NC items about grid cells");
+        assert_eq!(a["tag"], "q-bio.NC");
+        let (_, a) = search_filters("the second page of results for dune migration");
+        assert_eq!(a["page"], 2);
+        let (_, a) = search_filters("label smoothing before 2023");
+        assert_eq!(a["until"], "2023-01-01");
+        // A kind word that is part of the subject stays: "dopamine release in …".
+        let (q, a) = search_filters("dopamine release in the striatum");
+        assert!(!a.contains_key("kind"));
+        assert_eq!(q, "dopamine release in the striatum");
+        // "tagged with it" names no tag.
+        assert!(!search_filters("cs.CL items tagged with it").1.get("tag").is_some_and(|t| t == "it"));
+    }
+
+    /// The arguments of `feed.search` chosen for `q` without a phrase (as the model or
+    /// the scores choose it).
+    fn chosen_search(q: &str) -> Args {
+        let facts = <Facts as attest_core::ask::Facts>::read(q, &Args::new());
+        let asked = Asked { facts: &facts, q: &facts.q, phrase: None, tool: "feed.search" };
+        assert!(subject_track_or_chosen(&asked), "{q}");
+        search_query(&asked).expect(q)
+    }
+
+    #[test]
+    fn a_search_without_a_lead_takes_what_is_left() {
+        for (q, want) in [
+            ("did anything come thru on glacial isostatic adjustment", "glacial isostatic adjustment"),
+            ("knowledge distillation papers from 2023", "knowledge distillation"),
+            ("next page pls — offset 20, query peatland methane", "peatland methane"),
+            ("search everything since 2026-11-20 on monsoon onset", "monsoon onset"),
+        ] {
+            let args = chosen_search(q);
+            assert_eq!(args.get("query").and_then(Value::as_str), Some(want), "{q}");
+        }
+        // Nothing but asking or a pronoun: the tool, no invented query.
+        for q in ["search please", "search the archive"] {
+            let args = chosen_search(q);
+            assert!(!args.contains_key("query"), "{q}: {args:?}");
+        }
+        // A subject that refers back is what it refers to, said before it.
+        for (q, want) in [
+            ("my colleague keeps on about 'moraine dating'; has anything on it come in?", "moraine dating"),
+            ("there's one about glacial lake outbursts, search that", "glacial lake outbursts"),
+        ] {
+            assert_eq!(route(q).args.get("query").and_then(Value::as_str), Some(want), "{q}");
+        }
+        // With nothing said before it, it is asked for.
+        for q in ["search for it", "anything on that?", "find papers about them"] {
+            let d = route(q);
+            assert_eq!(d.tool, None, "{q}: {:?}", d.args);
+            assert!(d.options.iter().any(|o| o == "feed.search"), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_phrase_in_straight_double_quotes_stays_quoted() {
+        assert_eq!(quoted_as_written("flow matching", r#"search "flow matching" preprints"#), r#""flow matching""#);
+        assert_eq!(quoted_as_written("flow matching", "search “flow matching” preprints"), "flow matching");
+        assert_eq!(quoted_as_written("x", "no quotes here"), "x");
+    }
+
+    #[test]
+    fn interests_lose_connectives_quotes_and_the_clause_about_the_old_text() {
+        let read = |t: &str| interests_text(t, &Question::new(t));
+        assert_eq!(read("replace ana's interests with: fjords, tides"), Some(("fjords, tides".into(), false)));
+        assert_eq!(read("add 'sea ice' to my interests, keep the rest"), Some(("sea ice".into(), true)));
+        assert_eq!(read("Add to my interests: 'moraines', keep the rest."), Some(("moraines".into(), true)));
+        assert_eq!(read("change my interests to just 'karst, caves'"), Some(("karst, caves".into(), false)));
+        assert_eq!(
+            read("my interests are now peat and bogs. Please overwrite the old ones."),
+            Some(("peat and bogs".into(), false))
+        );
+        assert_eq!(read("new reader li: dunes, loess"), Some(("dunes, loess".into(), false)));
+        assert_eq!(read("tau's interests in Alzheimer's"), Some(("Alzheimer's".into(), false)));
+        // A pronoun is no interests text.
+        assert_eq!(read("add it to my interests"), None);
+    }
+
+    #[test]
+    fn reader_names_as_said() {
+        let name = |t: &str| persona_name(t).map(|(_, n)| n);
+        assert_eq!(name("Get rid of the 'test_user' persona entirely").as_deref(), Some("test_user"));
+        assert_eq!(name("new persona: name=dr_osei, interests=x").as_deref(), Some("dr_osei"));
+        assert_eq!(name("new reader please, name is Lukas").as_deref(), Some("Lukas"));
+        assert_eq!(name("how much of william's ranking comes from ratings").as_deref(), Some("william"));
+        let merge = |t: &str| {
+            let c = MERGE_NAMES.captures(t).or_else(|| SAME_NAMES.captures(t)).expect(t);
+            (c[1].to_string(), c[2].to_string())
+        };
+        assert_eq!(merge("fold hana2 into hana pls"), ("hana2".into(), "hana".into()));
+        assert_eq!(merge("merge 'Alice' into 'alice_w', confirm"), ("Alice".into(), "alice_w".into()));
+        assert_eq!(merge("fold bobby's ratings into bob."), ("bobby".into(), "bob".into()));
+        assert_eq!(merge("x and y are the same person, fold y into x"), ("y".into(), "x".into()));
     }
 
     #[test]
