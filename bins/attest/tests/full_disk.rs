@@ -32,10 +32,6 @@ const BULK_RUNS: u64 = 2000;
 const FIRST_ITEMS: u64 = 20;
 const MORE_ITEMS: u64 = 400;
 
-/// Columns a failing command writes on purpose, left out when comparing the rows stored
-/// before with those after: an ingest records each feed's failure on its subscription.
-const BOOKKEEPING: &[(&str, &str)] = &[("feeds", "last_error")];
-
 /// The scenario, run by `sh` inside the private mount namespace.
 const SCRIPT: &str = r#"
 set -u
@@ -73,24 +69,6 @@ step again_ingest "$ATTEST" ingest
 keep again
 "#;
 
-/// A feed file of `items` Atom entries.
-fn write_feed(path: &Path, items: u64) {
-    let mut s = String::from(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
-         <title>full</title><id>urn:full</id><updated>2026-11-30T00:00:00Z</updated>\n",
-    );
-    for i in 0..items {
-        s.push_str(&format!(
-            "<entry><id>urn:full:{i}</id><title>Distillation of speech recognizers, study {i}</title>\
-             <link href=\"https://example.org/full/{i}\"/><updated>2026-11-{:02}T00:00:00Z</updated>\
-             <summary>Knowledge distillation for speech recognition with a conformer teacher, variant {i}; beam search and tokenizer effects.</summary></entry>\n",
-            1 + i % 28
-        ));
-    }
-    s.push_str("</feed>\n");
-    std::fs::write(path, s).unwrap();
-}
-
 /// `unshare` with the options that give this process a private mount namespace in
 /// which it may mount: as root, a mount namespace; otherwise a user namespace too.
 fn unshare() -> Command {
@@ -118,7 +96,7 @@ fn texts(db: &Path, sql: &str) -> Vec<String> {
 }
 
 /// Every row of every ordinary table, as text (`quote()` of each column but the
-/// [`BOOKKEEPING`] ones), sorted; after checking the file's integrity.
+/// [`common::BOOKKEEPING`] ones), sorted; after checking the file's integrity.
 fn rows(db: &Path) -> BTreeMap<String, Vec<String>> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
@@ -137,7 +115,7 @@ fn rows(db: &Path) -> BTreeMap<String, Vec<String>> {
         for t in tables {
             let cols: Vec<String> =
                 sqlx::query_scalar("SELECT name FROM pragma_table_info(?)").bind(&t).fetch_all(&pool).await.unwrap();
-            let cols = cols.into_iter().filter(|c| !BOOKKEEPING.contains(&(t.as_str(), c.as_str())));
+            let cols = cols.into_iter().filter(|c| !common::BOOKKEEPING.contains(&(t.as_str(), c.as_str())));
             let row = cols.map(|c| format!("quote(\"{c}\")")).collect::<Vec<_>>().join(" || '|' || ");
             let mut all: Vec<String> =
                 sqlx::query_scalar(&format!("SELECT {row} FROM \"{t}\"")).fetch_all(&pool).await.unwrap();
@@ -165,8 +143,8 @@ fn a_full_disk_is_refused_in_words_and_loses_nothing() {
         std::fs::write(bulk.join(format!("results/run_{i:05}.json")), body).unwrap();
     }
     let feed = dir.path().join("feed.xml");
-    write_feed(&feed, FIRST_ITEMS);
-    write_feed(&dir.path().join("feed.xml.more"), FIRST_ITEMS + MORE_ITEMS);
+    common::write_feed(&feed, FIRST_ITEMS);
+    common::write_feed(&dir.path().join("feed.xml.more"), FIRST_ITEMS + MORE_ITEMS);
     let feeds = dir.path().join("feeds.toml");
     std::fs::write(&feeds, format!("[[feeds]]\nurl = {:?}\ntitle = \"full\"\n", feed.display().to_string())).unwrap();
 

@@ -40,28 +40,6 @@ const MORE_ITEMS: u64 = 400;
 const MOUNT_PREFIX: &str = "/mnt/attest_pgfull_";
 const NAME_PREFIX: &str = "attest_full_";
 
-/// Columns a failing command writes on purpose, left out when comparing the rows stored
-/// before with those after: an ingest records each feed's failure on its subscription.
-const BOOKKEEPING: &[(&str, &str)] = &[("feeds", "last_error")];
-
-/// A feed file of `items` Atom entries.
-fn write_feed(path: &Path, items: u64) {
-    let mut s = String::from(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
-         <title>full</title><id>urn:full</id><updated>2026-11-30T00:00:00Z</updated>\n",
-    );
-    for i in 0..items {
-        s.push_str(&format!(
-            "<entry><id>urn:full:{i}</id><title>Distillation of speech recognizers, study {i}</title>\
-             <link href=\"https://example.org/full/{i}\"/><updated>2026-11-{:02}T00:00:00Z</updated>\
-             <summary>Knowledge distillation for speech recognition with a conformer teacher, variant {i}; beam search and tokenizer effects.</summary></entry>\n",
-            1 + i % 28
-        ));
-    }
-    s.push_str("</feed>\n");
-    std::fs::write(path, s).unwrap();
-}
-
 /// Run `f` on a current-thread runtime.
 fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
@@ -227,13 +205,13 @@ impl Drop for Disk {
     }
 }
 
-/// Every row of every table of the ledger, as JSON text without the [`BOOKKEEPING`]
+/// Every row of every table of the ledger, as JSON text without the [`common::BOOKKEEPING`]
 /// columns, sorted: each table read in full.
 fn rows(url: &str) -> BTreeMap<String, Vec<String>> {
     let tables = column(url, "SELECT CAST(tablename AS TEXT) FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
     let mut out = BTreeMap::new();
     for t in tables {
-        let skip: Vec<&str> = BOOKKEEPING.iter().filter(|(table, _)| *table == t).map(|(_, c)| *c).collect();
+        let skip: Vec<&str> = common::BOOKKEEPING.iter().filter(|(table, _)| *table == t).map(|(_, c)| *c).collect();
         let skip = skip.iter().map(|c| format!("'{c}'")).collect::<Vec<_>>().join(", ");
         let mut all =
             column(url, &format!("SELECT CAST(to_jsonb(t) - CAST(ARRAY[{skip}] AS TEXT[]) AS TEXT) FROM \"{t}\" t"));
@@ -295,7 +273,7 @@ fn postgres_a_full_disk_is_refused_in_words_and_loses_nothing() {
         std::fs::write(bulk.join(format!("results/run_{i:05}.json")), body).unwrap();
     }
     let feed = dir.path().join("feed.xml");
-    write_feed(&feed, FIRST_ITEMS);
+    common::write_feed(&feed, FIRST_ITEMS);
     let feeds = dir.path().join("feeds.toml");
     std::fs::write(&feeds, format!("[[feeds]]\nurl = {:?}\ntitle = \"full\"\n", feed.display().to_string())).unwrap();
 
@@ -312,7 +290,7 @@ fn postgres_a_full_disk_is_refused_in_words_and_loses_nothing() {
 
     // More work waiting: a project of many runs, and the feed grown.
     std::fs::rename(&bulk, root.path().join("bulk")).unwrap();
-    write_feed(&feed, FIRST_ITEMS + MORE_ITEMS);
+    common::write_feed(&feed, FIRST_ITEMS + MORE_ITEMS);
 
     // Fill the tmpfs (a root's file beside the server's PG_15_* directory) to the last
     // byte but the headroom, then free the headroom.

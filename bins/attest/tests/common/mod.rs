@@ -73,3 +73,26 @@ pub fn input_schema(
         .unwrap_or_default();
     (schema, props, required)
 }
+
+/// Columns a failing command writes on purpose, left out when comparing the rows stored
+/// before with those after: an ingest records each feed's failure on its subscription.
+pub const BOOKKEEPING: &[(&str, &str)] = &[("feeds", "last_error")];
+
+/// A feed file of `items` Atom entries (the full-disk tests' feed: one title, many
+/// entries, so an ingest's size is set by `items` alone).
+pub fn write_feed(path: &Path, items: u64) {
+    let mut s = String::from(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
+         <title>full</title><id>urn:full</id><updated>2026-11-30T00:00:00Z</updated>\n",
+    );
+    for i in 0..items {
+        s.push_str(&format!(
+            "<entry><id>urn:full:{i}</id><title>Distillation of speech recognizers, study {i}</title>\
+             <link href=\"https://example.org/full/{i}\"/><updated>2026-11-{:02}T00:00:00Z</updated>\
+             <summary>Knowledge distillation for speech recognition with a conformer teacher, variant {i}; beam search and tokenizer effects.</summary></entry>\n",
+            1 + i % 28
+        ));
+    }
+    s.push_str("</feed>\n");
+    std::fs::write(path, s).unwrap();
+}
