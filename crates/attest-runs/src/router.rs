@@ -648,24 +648,37 @@ impl Facts {
 
         // A metric: stated explicitly ("by judge_score", "metric bleu"), else the first
         // known metric name, else a multi-word alias.
-        let explicit = (0..toks.len()).find_map(|i| {
-            let x = match w(i) {
-                "metric" => Some(i + 1),
-                "by" | "on" | "using" => Some(i + 1).filter(|&j| known_metric(w(j)) || w(j).contains('_')),
-                _ if w(i + 1) == "metric" => Some(i),
-                _ => None,
-            }?;
+        // A value stated under its key ("metric=bpb", "metric: bpb", "--metric wer",
+        // "metric is f1") comes first; then "metric wer", "by judge_score", "wer metric".
+        let keyed_metric = keyed(&toks, question, &["metric"]);
+        let explicit = keyed_metric.or_else(|| {
+            (0..toks.len()).find_map(|i| {
+                let x = match w(i) {
+                    "metric" => Some(i + 1),
+                    "by" | "on" | "using" => Some(i + 1).filter(|&j| known_metric(w(j)) || w(j).contains('_')),
+                    // "wer metric": the name right before the word, not a value of
+                    // another key ("family = x, metric = y").
+                    _ if w(i + 1) == "metric" && adjacent(question, &toks, i) && !is_key(w(i.wrapping_sub(1))) => {
+                        Some(i)
+                    }
+                    _ => None,
+                }?;
+                Some(x)
+            })
+        });
+        let explicit = explicit.and_then(|x| {
             let word = w(x);
             (word.len() >= 2
                 && !STOP.contains(&word)
                 && word.chars().next().is_some_and(char::is_alphabetic)
-                && word.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '/' || c == '-' || c == '@'))
             .then_some(x)
         });
         // A metric named by a phrase after "on/by/for" or a superlative, ending in a
         // measure's noun ("on mean return", "the highest exact match", "on val acc").
         let phrase = (0..toks.len()).find_map(|i| {
-            if !(METRIC_LEADS.contains(&w(i)) || SUPERLATIVES.contains(&w(i))) {
+            let terms_of = w(i) == "of" && w(i.wrapping_sub(1)) == "terms";
+            if !(METRIC_LEADS.contains(&w(i)) || SUPERLATIVES.contains(&w(i)) || terms_of) {
                 return None;
             }
             let mut j = i + 1;
@@ -703,6 +716,13 @@ impl Facts {
         });
         let alias = ALIASES.iter().find(|(phrase, _)| whole.has(phrase)).map(|(_, m)| m.to_string());
         let explicit = explicit.or(after_superlative);
+        // Else one word that closes a clause after "on/by", "in terms of" or a
+        // superlative ("on ece?", "ranked by plddt", "the best dice", "which maximised
+        // OD600."): what the ranking is by, whatever its name.
+        let closing = (explicit.is_none() && phrase.is_none() && alias.is_none() && known.is_none())
+            .then(|| clause_metric(&toks, question))
+            .flatten();
+        let explicit = explicit.or(closing);
         let metric_at = explicit.or(phrase.as_ref().map(|(j, _)| *j)).or(if alias.is_some() { None } else { known });
         let metric = match (explicit, &phrase, alias) {
             (Some(i), _, _) => Some(toks[i].lower.clone()),
@@ -733,15 +753,20 @@ impl Facts {
             DETERMINERS.contains(&x)
                 || ["in", "of", "for", "from", "on", "across", "whole", "entire", "rank", "compare"].contains(&x)
         };
-        let family_at = (0..toks.len()).find_map(|i| {
-            let candidates: Vec<usize> = match w(i) {
+        // Named under its key ("family=x", "--family x", "family: x", "family is x"),
+        // then the key's other forms below; a name quoted or bracketed alone ("the
+        // dropout ablation ('dropabl')", "in 'kernelbw'") before the positional forms.
+        let keyed_family = keyed(&toks, question, &["family"])
+            .filter(|&j| Some(j) != metric_at && !is_path(&toks[j]) && family_like(w(j)));
+        let positional = |i: usize| -> Vec<usize> {
+            match w(i) {
                 "family" => {
                     let mut c = vec![];
                     // "notebook: family x" names x, not notebook.
                     if i > 0 && !question[toks[i - 1].end..toks[i].start].contains([':', ',', '(', ';']) {
                         c.push(i - 1);
                     }
-                    if matches!(w(i + 1), "called" | "named") {
+                    if matches!(w(i + 1), "called" | "named" | "is") {
                         c.push(i + 2);
                     } else {
                         c.push(i + 1);
@@ -773,13 +798,37 @@ impl Facts {
                 }
                 // "winner of kdalpha", "best of the kdalpha arms".
                 "of" if matches!(w(i.wrapping_sub(1)), "winner" | "best" | "winners") => vec![i + 1],
-                "of" if matches!(w(i.wrapping_sub(1)), "arm" | "arms") => vec![i + 1],
+                "of" | "in" | "for" if matches!(w(i.wrapping_sub(1)), "arm" | "arms" | "variant" | "variants") => {
+                    vec![i + 1]
+                }
+                // ", wd sweep": a name opening a clause before the noun.
+                "arms" | "sweep" | "ablation" | "variants"
+                    if i > 1 && adjacent(question, &toks, i - 1) && clause_start(question, &toks, i - 1) =>
+                {
+                    vec![i - 1]
+                }
                 _ => vec![],
-            };
-            candidates.into_iter().find(|&j| {
-                Some(j) != metric_at && toks.get(j).is_some_and(|t| !is_path(t) && !t.slash) && family_like(w(j))
-            })
+            }
+        };
+        let fits = |j: usize| {
+            Some(j) != metric_at
+                && toks.get(j).is_some_and(|t| !is_path(t) && !t.slash)
+                && family_like(w(j))
+                && !matches!(w(j.wrapping_sub(1)), "project" | "proj" | "corpus" | "metric")
+                && !(matches!(w(j + 1), "project" | "proj" | "corpus") && adjacent(question, &toks, j))
+                && !matches!(w(j), "confirm" | "confirmed" | "yes" | "no" | "please")
+        };
+        let quoted_family = (0..toks.len()).find(|&j| {
+            enclosed(question, &toks[j]) && fits(j) && !matches!(w(j.wrapping_sub(1)), "arm" | "run" | "on" | "by")
         });
+        let quoted_only =
+            keyed_family.is_none() && !(0..toks.len()).any(|i| w(i) == "family" && positional(i).into_iter().any(fits));
+        let family_at = keyed_family
+            .or_else(|| {
+                (0..toks.len()).filter(|&i| w(i) == "family").find_map(|i| positional(i).into_iter().find(|&j| fits(j)))
+            })
+            .or(quoted_family)
+            .or_else(|| (0..toks.len()).find_map(|i| positional(i).into_iter().find(|&j| fits(j))));
         let family = family_at.map(|i| toks[i].raw.to_string());
         let limit = (0..toks.len()).find_map(|i| {
             let n = |j: usize| w(j).parse::<u64>().ok().filter(|n| (1..=10_000).contains(n));
@@ -794,9 +843,59 @@ impl Facts {
         });
         let arms = stated_results(&toks, question);
 
+        // A project, only when named as one: after the word under its key or quoted
+        // ("project=x", "project 'x'"), before it ("the retrosynthesis project"), or
+        // right after it when no name stands before it and no punctuation between
+        // ("project mt, …" but not "the materials project, go ahead"); else a
+        // hyphenated name after a preposition ("in protein-stability", "into
+        // galaxy-morph"), which families and metrics are not written as.
+        let project_at = (0..toks.len())
+            .filter(|&i| matches!(w(i), "project" | "proj" | "projekt" | "projet"))
+            .find_map(|i| {
+                let ok = |j: usize| {
+                    toks.get(j).is_some_and(|t| family_like(&t.lower) && !is_path(t) && !t.slash)
+                        && Some(j) != family_at
+                };
+                let j = if matches!(w(i + 1), "called" | "named" | "is") { i + 2 } else { i + 1 };
+                let gap = toks.get(j).map_or("", |t| &question[toks[j - 1].end..t.start]);
+                let plain_gap = gap.chars().all(|c| c.is_whitespace() || "='\"‘’“”:`(".contains(c));
+                let explicit = ok(j)
+                    && plain_gap
+                    && (gap.contains(['=', ':', '\'', '"', '‘', '“', '`'])
+                        || enclosed(question, &toks[j])
+                        || toks[j].raw.contains(['_', '-'])
+                        || toks[j].raw.chars().any(|c| c.is_ascii_digit()));
+                let before =
+                    (i >= 2 && introduces(w(i - 2)) && w(i - 2) != "which" && adjacent(question, &toks, i - 1))
+                        .then_some(i - 1)
+                        .filter(|&b| ok(b));
+                let after = (ok(j) && plain_gap).then_some(j);
+                if explicit { Some(j) } else { before.or(after) }
+            })
+            .or_else(|| {
+                (1..toks.len()).find(|&j| {
+                    let t = &toks[j];
+                    matches!(w(j - 1), "in" | "for" | "into" | "from" | "of" | "under" | "only")
+                        && Some(j) != family_at
+                        && Some(j) != metric_at
+                        && hyphenated_name(t)
+                        && !generic_after.contains(&w(j + 1))
+                        && !matches!(w(j + 1), "project" | "proj")
+                })
+            });
+        let project = project_at.map(|i| toks[i].raw.to_string());
+
         // A run: the one run-like token that is not the family or the metric.
-        let runs: Vec<usize> =
-            (0..toks.len()).filter(|&i| Some(i) != family_at && Some(i) != metric_at && run_like(&toks[i])).collect();
+        let runs: Vec<usize> = (0..toks.len())
+            .filter(|&i| {
+                // A quoted name may be a family or a run ("the full record for
+                // 'tempsweep_350K'"): it stays a run too.
+                (Some(i) != family_at || (quoted_only && family_at == quoted_family))
+                    && Some(i) != metric_at
+                    && Some(i) != project_at
+                    && run_like(&toks[i])
+            })
+            .collect();
         let mut names: Vec<&str> = Vec::new();
         for &i in &runs {
             if !names.contains(&toks[i].raw) {
@@ -814,7 +913,7 @@ impl Facts {
         let blank: Vec<(usize, usize)> = toks
             .iter()
             .enumerate()
-            .filter(|(i, t)| runs.contains(i) || is_path(t))
+            .filter(|(i, t)| runs.contains(i) || Some(*i) == project_at || is_path(t))
             .map(|(_, t)| (t.start, t.end))
             .collect();
         let masked: String = question
@@ -822,20 +921,37 @@ impl Facts {
             .map(|(at, c)| if blank.iter().any(|&(s, e)| (s..e).contains(&at)) { ' ' } else { c })
             .collect();
         let masked = if masked == question { whole.clone() } else { Question::new(&masked) };
-        // A project, only when named as one.
-        let project = (0..toks.len()).filter(|&i| matches!(w(i), "project" | "proj")).find_map(|i| {
-            let j = if matches!(w(i + 1), "called" | "named") { i + 2 } else { i + 1 };
-            let after = toks.get(j).filter(|t| family_like(&t.lower) && !is_path(t) && !t.slash);
-            // "the retrosynthesis project": a determiner or preposition, the name, the noun.
-            let before = (i >= 2 && introduces(w(i - 2)) && w(i - 2) != "which")
-                .then(|| &toks[i - 1])
-                .filter(|t| family_like(&t.lower) && !is_path(t) && !t.slash);
-            after.or(before).map(|t| t.raw.to_string())
-        });
-        let verdict = (0..toks.len()).find_map(|i| {
-            let v = VERDICTS.iter().find(|v| w(i) == **v)?;
-            matches!(w(i + 1), "claim" | "claims" | "ones" | "numbers" | "verdicts").then_some(*v)
-        });
+        // A verdict: before "claims/ones/numbers", else the one verdict the question
+        // names as a word anywhere ("which claims are stale?", "go stale",
+        // "contradict the runs", "claims the ledger doesn't support"); "supported" alone
+        // ("still supported?") asks about all of them, and two verdicts name none.
+        let verdict = (0..toks.len())
+            .find_map(|i| {
+                let v = VERDICTS.iter().find(|v| w(i) == **v)?;
+                matches!(w(i + 1), "claim" | "claims" | "ones" | "numbers" | "verdicts").then_some(*v)
+            })
+            .or_else(|| {
+                let mut named: Vec<&'static str> = (0..toks.len())
+                    .filter_map(|i| match w(i) {
+                        "contradicted" | "contradict" | "contradicts" => Some("contradicted"),
+                        "unsupported" => Some("unsupported"),
+                        "support" | "supports"
+                            if w(i.wrapping_sub(1)) == "not"
+                                || (w(i.wrapping_sub(1)) == "t"
+                                    && matches!(w(i.wrapping_sub(2)), "doesn" | "don" | "didn")) =>
+                        {
+                            Some("unsupported")
+                        }
+                        "ambiguous" => Some("ambiguous"),
+                        "stale" => Some("stale"),
+                        "uncited" => Some("uncited"),
+                        _ => None,
+                    })
+                    .collect();
+                named.sort_unstable();
+                named.dedup();
+                (named.len() == 1).then(|| named[0])
+            });
         let root = toks
             .iter()
             .find(|t| (t.raw.starts_with("~/") || t.raw.starts_with('/')) && !is_path(t))
@@ -894,8 +1010,111 @@ impl Facts {
     }
 }
 
+/// Keys a value can be stated under ("family=x", "metric: y").
+fn is_key(word: &str) -> bool {
+    matches!(word, "family" | "metric" | "project" | "proj" | "corpus" | "limit" | "name" | "run" | "verdict")
+}
+
+/// Only spaces (or quotes) between token `i` and the next.
+fn adjacent(question: &str, toks: &[Tok<'_>], i: usize) -> bool {
+    toks.get(i + 1)
+        .is_some_and(|n| question[toks[i].end..n.start].chars().all(|c| c.is_whitespace() || "'\"‘’“”`".contains(c)))
+}
+
+/// Token `i` opens the question or a clause (after `,` `;` `:` `—` `-` `(`).
+fn clause_start(question: &str, toks: &[Tok<'_>], i: usize) -> bool {
+    i == 0
+        || question[toks[i - 1].end..toks[i].start].contains([',', ';', ':', '—', '–', '(', '?', '!'])
+        || question[toks[i - 1].end..toks[i].start].trim() == "-"
+}
+
+/// The token is quoted or bracketed alone: `'kernelbw'`, `"distill"`, `(dropabl)`.
+fn enclosed(question: &str, t: &Tok<'_>) -> bool {
+    let before = question[..t.start].chars().next_back();
+    let after = question[t.end..].chars().next();
+    matches!(
+        (before, after),
+        (Some('\''), Some('\''))
+            | (Some('"'), Some('"'))
+            | (Some('‘'), Some('’'))
+            | (Some('“'), Some('”'))
+            | (Some('`'), Some('`'))
+            | (Some('('), Some(')'))
+    )
+}
+
+/// The token after a key that states a value: `key=v`, `key = v`, `key: v`, `--key v`,
+/// `key is v` (the value's index).
+fn keyed(toks: &[Tok<'_>], question: &str, keys: &[&str]) -> Option<usize> {
+    (0..toks.len()).filter(|&i| keys.contains(&toks[i].lower.as_str())).find_map(|i| {
+        let next = toks.get(i + 1)?;
+        let gap = &question[toks[i].end..next.start];
+        let dashes = question[..toks[i].start].ends_with("--");
+        if gap.contains(['=', ':']) || dashes && gap.trim().is_empty() {
+            Some(i + 1)
+        } else if next.lower == "is" && toks.get(i + 2).is_some() {
+            Some(i + 2)
+        } else {
+            None
+        }
+    })
+}
+
+/// A name written with a hyphen between letters and no digit, as projects are
+/// ("protein-stability", "rl-locomotion"); not a path, a run name or a metric.
+fn hyphenated_name(t: &Tok<'_>) -> bool {
+    t.raw.contains('-')
+        && t.raw.split('-').all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric()))
+        && t.raw.chars().next().is_some_and(char::is_alphabetic)
+        && !t.raw.chars().any(|c| c.is_ascii_digit())
+        && !is_path(t)
+        && !t.slash
+        && !known_metric(&t.lower)
+        && !["out-of-sample", "held-out", "side-by-side", "head-to-head", "best-performing", "top-1", "top-5"]
+            .contains(&t.lower.as_str())
+}
+
 /// Words that introduce a metric named by a phrase ("on mean return", "by val acc").
 const METRIC_LEADS: &[&str] = &["on", "by", "for", "using", "wrt"];
+
+/// Words that close a clause after "on/by" or a superlative but never name a metric.
+const NOT_METRICS: &[&str] = &[
+    "top", "average", "paper", "one", "ones", "setting", "settings", "value", "values", "option", "choice", "disk",
+    "seed", "seeds", "noise", "default", "far", "margin", "hand", "purpose", "itself", "yet", "now", "please", "pls",
+    "overall", "here", "there", "so", "then", "model", "models", "config", "configs", "job", "jobs",
+];
+
+/// The one word that closes a clause after a word ranking by it: "on ece?", "by
+/// plddt", "ranked on r2", "in terms of nse", "the best dice", "maximised OD600.".
+fn clause_metric(toks: &[Tok<'_>], question: &str) -> Option<usize> {
+    let w = |i: usize| toks.get(i).map_or("", |t| t.lower.as_str());
+    const ENDS: &[&str] = &["please", "pls", "and", "or", "in", "for", "across", "among", "only", "then", "pls"];
+    (1..toks.len()).find(|&i| {
+        let mut lead = i - 1;
+        while lead > 0 && matches!(w(lead), "the" | "a" | "its" | "their") {
+            lead -= 1;
+        }
+        let leads = matches!(w(lead), "on" | "by")
+            || (w(lead) == "of" && w(lead.wrapping_sub(1)) == "terms")
+            || (SUPERLATIVES.contains(&w(lead))
+                || matches!(w(lead), "most" | "maximised" | "minimised" | "maximized" | "minimized"));
+        let t = &toks[i];
+        let closes = toks.get(i + 1).is_none_or(|n| {
+            question[t.end..n.start].contains([',', '?', '.', '!', ';', '—', '–', '(', ':'])
+                || ENDS.contains(&n.lower.as_str())
+        });
+        leads
+            && closes
+            && adjacent(question, toks, i - 1)
+            && t.raw.chars().next().is_some_and(char::is_alphabetic)
+            && !STOP.contains(&t.lower.as_str())
+            && !NOT_METRICS.contains(&t.lower.as_str())
+            && !is_key(&t.lower)
+            && !is_path(t)
+            && !t.slash
+            && !matches!(t.lower.as_str(), "project" | "proj" | "corpus" | "sweep" | "ablation" | "arm" | "arms")
+    })
+}
 
 /// Words before a metric that ask for its best value.
 const SUPERLATIVES: &[&str] = &[
@@ -1144,6 +1363,81 @@ mod tests {
             .map(|t| t.raw.to_string())
             .collect();
         assert_eq!(t, ["check", "paper/draft.md", "then", "kdsweep_t4", "And", "/abs/x.tex"]);
+    }
+
+    fn facts(q: &str) -> Facts {
+        Facts::of(q, &Question::new(q))
+    }
+
+    #[test]
+    fn values_under_their_keys_are_read() {
+        let f = facts("rank arms: family=kernel_size metric=psnr project=denoise");
+        assert_eq!((f.family.as_deref(), f.metric.as_deref()), (Some("kernel_size"), Some("psnr")));
+        assert_eq!(f.project.as_deref(), Some("denoise"));
+        let f = facts("compare arms, family = tok_vocab, metric = bpb");
+        assert_eq!((f.family.as_deref(), f.metric.as_deref()), (Some("tok_vocab"), Some("bpb")));
+        let f = facts("runs.compare --family spec_aug --metric wer");
+        assert_eq!((f.family.as_deref(), f.metric.as_deref()), (Some("spec_aug"), Some("wer")));
+        let f = facts("which one won? family is lysis");
+        assert_eq!(f.family.as_deref(), Some("lysis"));
+        let f = facts("ls family=dropout limit=50");
+        assert_eq!(f.family.as_deref(), Some("dropout"));
+    }
+
+    #[test]
+    fn a_quoted_name_is_the_family_but_stays_a_run() {
+        let f = facts("which bandwidth in 'kernelbw' minimises the loss?");
+        assert_eq!(f.family.as_deref(), Some("kernelbw"));
+        let f = facts("for the dropout ablation ('dropabl'), which setting is best?");
+        assert_eq!(f.family.as_deref(), Some("dropabl"));
+        // Quoted after the key, it is the project's; a run name quoted is still a run.
+        let f = facts("what is in project 'yeastscreen'?");
+        assert_eq!((f.project.as_deref(), f.family.as_deref()), (Some("yeastscreen"), None));
+        let f = facts("the full record for 'tempsweep_350K', please");
+        assert_eq!(f.run.as_deref(), Some("tempsweep_350K"));
+        // "(confirm)" is not a name.
+        let f = facts("write them (confirm): family lensing, project weak-lensing, arms a chi2 1.1");
+        assert_eq!(f.family.as_deref(), Some("lensing"));
+    }
+
+    #[test]
+    fn a_metric_closing_a_clause_is_read() {
+        for (q, m) in [
+            ("compare the arms of tempscale on ece", "ece"),
+            ("in project glacier, compare the ddf arms by nse.", "nse"),
+            ("which unet_depth arm has the best dice", "dice"),
+            ("which arm maximised OD600?", "od600"),
+            ("which n_mels wins on pesq", "pesq"),
+        ] {
+            assert_eq!(facts(q).metric.as_deref(), Some(m), "{q}");
+        }
+        // Words that close a clause but name no metric, and a family after "in".
+        assert_eq!(facts("which arm came out on top?").metric, None);
+        assert_eq!(facts("is the gap real or just noise?").metric, None);
+        assert_eq!(facts("best arm in tempscale by ece").family.as_deref(), Some("tempscale"));
+    }
+
+    #[test]
+    fn projects_are_named_not_guessed() {
+        assert_eq!(facts("open run kl_coef_0.05 in rl-locomotion").project.as_deref(), Some("rl-locomotion"));
+        assert_eq!(facts("open run kl_coef_0.05 in rl-locomotion").run.as_deref(), Some("kl_coef_0.05"));
+        assert_eq!(
+            facts("pick up the logs from the materials project, go ahead").project.as_deref(),
+            Some("materials")
+        );
+        assert_eq!(facts("the speech project, please read it in").project.as_deref(), Some("speech"));
+        // A hyphenated word that is not after a preposition, or names a family, is none.
+        assert_eq!(facts("is the growth-media family done?").project, None);
+        assert_eq!(facts("compare on out-of-sample mse").project, None);
+    }
+
+    #[test]
+    fn one_verdict_named_anywhere_narrows_a_check() {
+        assert_eq!(facts("which claims are stale in paper/a.md").verdict, Some("stale"));
+        assert_eq!(facts("anything contradicted?").verdict, Some("contradicted"));
+        assert_eq!(facts("claims the ledger doesn't support").verdict, Some("unsupported"));
+        assert_eq!(facts("are the numbers still supported?").verdict, None);
+        assert_eq!(facts("which numbers are contradicted or stale").verdict, None);
     }
 
     #[test]
