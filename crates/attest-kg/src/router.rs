@@ -51,8 +51,11 @@ const MAX_QUESTION_CHARS: usize = 2_000;
 ///    question names no topic or concept to give them.
 pub static RULES: &[Rule<Facts>] = &[
     Rule::new("cite.export", EXPORT_PHRASES).when(about_library).args(export_what).because("the library as BibTeX"),
-    Rule::new("cite.sync", SYNC_PHRASES).args(sync_how).because("the library refreshed from its sources"),
-    Rule::new("cite.save", SAVE_PHRASES).args(save_what).because("a work to keep in the library"),
+    Rule::new("cite.sync", SYNC_PHRASES)
+        .when(asks_to_write)
+        .args(sync_how)
+        .because("the library refreshed from its sources"),
+    Rule::new("cite.save", SAVE_PHRASES).when(asks_to_write).args(save_what).because("a work to keep in the library"),
     Rule::new("cite.related", LIBRARY_PHRASES)
         .when(asks_relation)
         .args(related_to)
@@ -859,6 +862,14 @@ fn bibtex_entry(text: &str) -> &str {
         }
     }
     text.trim_end()
+}
+
+/// The write guard for the rules that write, as for the model and the scored cues: a
+/// phrase of the write ("sync", "save") claims the question only when one of the
+/// tool's imperative verbs opens it or one of its clauses ("after the last sync,
+/// which files failed?" names a sync without asking for one).
+fn asks_to_write(a: &Asked<'_, Facts>) -> bool {
+    attest_core::score::writes_allowed(a.q, a.tool, &SCORING)
 }
 
 fn asks_relation(a: &Asked<'_, Facts>) -> bool {

@@ -86,6 +86,23 @@ fn arguments_are_what_is_left_and_pronouns_ask_back() {
     assert_ne!(d.tool.as_deref(), Some("cite.search"), "{d:?}");
 }
 
+/// A phrase of a write ("sync", "save") that does not ask for it never writes: the
+/// rules keep the same guard as the model and the scored cues; the requests still write.
+#[test]
+fn a_write_named_but_not_asked_for_is_no_write() {
+    for q in [
+        "since my last sync, which bib files could not be read?",
+        "after the latest resync, how many entries does the library hold?",
+        "what did I save under the tag glaciology?",
+        "before I save anything: which bibliographies are connected?",
+    ] {
+        let d = route(q);
+        assert!(!matches!(d.tool.as_deref(), Some("cite.sync" | "cite.save")), "{q}: {d:?}");
+    }
+    assert_eq!(route("sync my library from the bib files").tool.as_deref(), Some("cite.sync"));
+    assert_eq!(route("save arXiv 2101.00001 to my library").tool.as_deref(), Some("cite.save"));
+}
+
 #[test]
 fn rules_name_only_this_surfaces_tools_in_plain_phrases() {
     let knowledge = Surface::find("knowledge").unwrap();
