@@ -266,12 +266,7 @@ fn postgres_a_full_disk_is_refused_in_words_and_loses_nothing() {
     let dir = tempfile::tempdir().unwrap();
     // The bulk project, outside the research root until the disk is full.
     let bulk = dir.path().join("bulk");
-    std::fs::create_dir_all(bulk.join("results")).unwrap();
-    for i in 0..BULK_RUNS {
-        let body =
-            format!(r#"{{"accuracy": {}, "loss": {}, "seed": {i}}}"#, (i % 97) as f64 / 100.0, 1.0 / (i + 1) as f64);
-        std::fs::write(bulk.join(format!("results/run_{i:05}.json")), body).unwrap();
-    }
+    common::write_bulk_project(&bulk, BULK_RUNS);
     let feed = dir.path().join("feed.xml");
     common::write_feed(&feed, FIRST_ITEMS);
     let feeds = dir.path().join("feeds.toml");

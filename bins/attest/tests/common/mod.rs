@@ -96,3 +96,14 @@ pub fn write_feed(path: &Path, items: u64) {
     s.push_str("</feed>\n");
     std::fs::write(path, s).unwrap();
 }
+
+/// A project of `runs` one-file runs (`results/run_NNNNN.json`, accuracy, loss, seed) at
+/// `dir`: the full-disk tests' scan that must not fit.
+pub fn write_bulk_project(dir: &Path, runs: u64) {
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    for i in 0..runs {
+        let body =
+            format!(r#"{{"accuracy": {}, "loss": {}, "seed": {i}}}"#, (i % 97) as f64 / 100.0, 1.0 / (i + 1) as f64);
+        std::fs::write(dir.join(format!("results/run_{i:05}.json")), body).unwrap();
+    }
+}
